@@ -1,0 +1,1 @@
+"""Evaluation models arrive with issue 4 (golden sets, runs, judging)."""

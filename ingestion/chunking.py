@@ -1,0 +1,90 @@
+"""Chunking that respects the embedder's token window and the document's headings.
+
+Each chunk is built from whole sentences of one section (never across a heading). The text
+that is embedded is, in order: the document context, the canonical questions, the heading and
+the chunk text (Contextual Retrieval, Anthropic, "Introducing Contextual Retrieval", 2024).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from ingestion.connectors.base import DocumentRecord
+from zolsearch.search.text import sentences_split
+
+
+@dataclass(frozen=True)
+class ChunkDraft:
+    """A chunk before it is stored. ``token_count`` counts ``embedded_text``."""
+
+    position: int
+    heading: str
+    text: str
+    questions: tuple[str, ...]
+    embedded_text: str
+    token_count: int
+
+
+def embedded_text_compose(*, context: str, questions: tuple[str, ...], heading: str, text: str) -> str:
+    """The Contextual Retrieval text for one chunk: context, questions, heading, text, one per line."""
+    parts = [context.strip(), *[q.strip() for q in questions], heading.strip(), text.strip()]
+    return "\n".join(part for part in parts if part)
+
+
+def _split_long(sentence: str, budget: int, count: Callable[[str], int]) -> list[str]:
+    """Split one over-long sentence at word boundaries into pieces of ≤ ``budget`` tokens."""
+    pieces: list[str] = []
+    current: list[str] = []
+    for word in sentence.split():
+        if current and count(" ".join([*current, word])) > budget:
+            pieces.append(" ".join(current))
+            current = []
+        current.append(word)
+    if current:
+        pieces.append(" ".join(current))
+    return pieces
+
+
+def chunks_build(*, record: DocumentRecord, max_tokens: int, count_tokens: Callable[[str], int]) -> list[ChunkDraft]:
+    """Cut ``record`` into chunks whose embedded text has at most ``max_tokens`` tokens.
+
+    ``count_tokens`` is the active embedder's counter. The prefix (context, questions,
+    heading) is charged against each chunk's budget; a budget below 32 tokens is raised to
+    32 so a very long context cannot make chunking impossible. Sentences are greedily packed.
+    Returns chunks with consecutive positions from 0; empty sections produce none.
+    """
+    drafts: list[ChunkDraft] = []
+    for section in record.sections:
+        prefix = embedded_text_compose(context=record.context, questions=record.questions, heading=section.heading, text="")
+        budget = max(32, max_tokens - count_tokens(prefix) - 2)
+        sentences: list[str] = []
+        for paragraph in section.text.split("\n"):
+            for sentence in sentences_split(paragraph):
+                sentences.extend([sentence] if count_tokens(sentence) <= budget else _split_long(sentence, budget, count_tokens))
+        current: list[str] = []
+        current_tokens = 0
+        groups: list[list[str]] = []
+        for sentence in sentences:
+            tokens = count_tokens(sentence)
+            if current and current_tokens + tokens > budget:
+                groups.append(current)
+                current, current_tokens = [], 0
+            current.append(sentence)
+            current_tokens += tokens
+        if current:
+            groups.append(current)
+        for group in groups:
+            text = " ".join(group)
+            embedded = embedded_text_compose(context=record.context, questions=record.questions, heading=section.heading, text=text)
+            drafts.append(
+                ChunkDraft(
+                    position=len(drafts),
+                    heading=section.heading,
+                    text=text,
+                    questions=record.questions,
+                    embedded_text=embedded,
+                    token_count=count_tokens(embedded),
+                )
+            )
+    return drafts

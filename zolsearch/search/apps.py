@@ -1,0 +1,14 @@
+from django.apps import AppConfig
+
+
+class SearchConfig(AppConfig):
+    """The online pipeline and the ``Answer`` record of every served answer."""
+
+    name = "zolsearch.search"
+    label = "search"
+    verbose_name = "Search"
+
+    def ready(self) -> None:
+        from zolsearch.celery import broker_folders_ensure
+
+        broker_folders_ensure()

@@ -1,0 +1,30 @@
+"""Reciprocal Rank Fusion (Cormack, Clarke & Büttcher, "Reciprocal Rank Fusion outperforms
+Condorcet and individual Rank Learning Methods", SIGIR 2009)."""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Sequence
+from typing import TypeVar
+
+K = TypeVar("K", bound=Hashable)
+
+
+def rrf_fuse(rankings: Sequence[Sequence[K]], *, k: int = 60) -> list[tuple[K, float]]:
+    """Fuse ranked lists: ``score(d) = Σ_i 1 / (k + rank_i(d))`` with ranks starting at 1.
+
+    ``rankings``: each a list of ids, best first (an id absent from a list adds nothing).
+    Returns ``(id, score)`` pairs, best first; ties keep the order of first appearance
+    (earliest best rank, then earlier list). Scores are in (0, len(rankings) / (k + 1)].
+    Raises ``ValueError`` when ``k`` < 0.
+    """
+    if k < 0:
+        raise ValueError("RRF k must be ≥ 0")
+    scores: dict[K, float] = {}
+    first_seen: dict[K, tuple[int, int]] = {}
+    for list_index, ranking in enumerate(rankings):
+        for rank, item in enumerate(ranking, start=1):
+            scores[item] = scores.get(item, 0.0) + 1.0 / (k + rank)
+            first_seen.setdefault(item, (rank, list_index))
+            if (rank, list_index) < first_seen[item]:
+                first_seen[item] = (rank, list_index)
+    return sorted(scores.items(), key=lambda pair: (-pair[1], first_seen[pair[0]]))

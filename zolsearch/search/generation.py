@@ -1,0 +1,170 @@
+"""Answer composition with numbered citations: extractive by default, an LLM when configured.
+
+Extractive: the sentences of the top chunks that best answer the question, scored by stemmed
+term overlap weighted by inverse sentence frequency among the candidates, plus a prior for the
+chunk's rank and the sentence's position (leading sentences of a passage usually define the
+topic). It copies the hospital's own text verbatim; it never invents wording.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+
+from ingestion.models import Chunk
+from zolsearch.search.text import sentences_split, terms_stem
+
+MAX_SNIPPET_CHARS = 240
+_CITATION_MARK = re.compile(r"\s*\[\d+\]")
+
+
+@dataclass
+class Citation:
+    """One cited document: ``n`` is the number used in the answer text (1-based)."""
+
+    n: int
+    title: str
+    url: str
+    snippet: str
+    external_id: str
+    chunk_ids: list[int] = field(default_factory=list)
+
+    def public(self) -> dict[str, object]:
+        """The API shape ``{n, title, url, snippet}``."""
+        return {"n": self.n, "title": self.title, "url": self.url, "snippet": self.snippet}
+
+
+@dataclass
+class Draft:
+    """A composed answer before the gate; ``cited_chunk_ids`` feed the gate's context."""
+
+    text: str
+    citations: list[Citation]
+    cited_chunk_ids: list[int]
+    generator: str
+
+
+def answer_plain(text: str) -> str:
+    """Answer text without citation markers (what the gate embeds)."""
+    return _CITATION_MARK.sub("", text).strip()
+
+
+def _snippet(text: str) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= MAX_SNIPPET_CHARS else text[: MAX_SNIPPET_CHARS - 1].rsplit(" ", 1)[0] + "…"
+
+
+def citations_number(chunks: list[Chunk]) -> dict[int, Citation]:
+    """Citation per document in order of first appearance; returns chunk id → its Citation."""
+    by_document: dict[int, Citation] = {}
+    by_chunk: dict[int, Citation] = {}
+    for chunk in chunks:
+        document = chunk.document
+        citation = by_document.get(document.id)
+        if citation is None:
+            citation = Citation(
+                n=len(by_document) + 1,
+                title=document.title,
+                url=document.url,
+                snippet=_snippet(chunk.text),
+                external_id=document.external_id,
+            )
+            by_document[document.id] = citation
+        citation.chunk_ids.append(chunk.id)
+        by_chunk[chunk.id] = citation
+    return by_chunk
+
+
+def _chunk_text(chunk: Chunk) -> str:
+    # Page summaries are prepended to the first chunk of each document here, never embedded.
+    summary = chunk.document.summary.strip()
+    return f"{summary}\n{chunk.text}" if summary and chunk.position == 0 else chunk.text
+
+
+def answer_extractive(*, question: str, language: str, chunks: list[Chunk], max_sentences: int) -> Draft:
+    """Compose an answer from ``chunks`` (best first) with ``[n]`` after each sentence.
+
+    Sentence score = Σ over distinct question stems in the sentence of 1 / log(2 + sf)
+    (sf = number of candidate sentences containing the stem) + 1.5 / (1 + chunk rank)
+    + 0.25 / (1 + position in chunk); sentences ending in "?" are skipped. The rank prior is
+    strong on purpose: the fused ranking already chose the best passage, and mixing sentences
+    of different documents reads badly. At most ``max_sentences`` sentences, at most 3 per chunk;
+    they are output in reading order (chunk rank, then position). Returns an empty draft
+    when ``chunks`` is empty.
+    """
+    by_chunk = citations_number(chunks)
+    query_stems = set(terms_stem(question, language=language))
+    candidates: list[tuple[int, int, str, set[str]]] = []
+    for rank, chunk in enumerate(chunks):
+        doc_language = chunk.language or language
+        for position, sentence in enumerate(sentences_split(_chunk_text(chunk))):
+            if len(sentence) < 3 or sentence.endswith("?"):
+                continue  # a question restated in the page is not an answer
+            stems = set(terms_stem(sentence, language=doc_language)) | set(terms_stem(sentence, language=language))
+            candidates.append((rank, position, sentence, stems))
+    frequency: dict[str, int] = {}
+    for *_, stems in candidates:
+        for stem in stems & query_stems:
+            frequency[stem] = frequency.get(stem, 0) + 1
+    scored = []
+    for rank, position, sentence, stems in candidates:
+        overlap = sum(1.0 / math.log(2 + frequency[s]) for s in stems & query_stems)
+        scored.append((overlap + 1.5 / (1 + rank) + 0.25 / (1 + position), rank, position, sentence))
+    scored.sort(key=lambda item: (-item[0], item[1], item[2]))
+    chosen: list[tuple[int, int, str]] = []
+    per_chunk: dict[int, int] = {}
+    for _, rank, position, sentence in scored:
+        if len(chosen) >= max_sentences:
+            break
+        if per_chunk.get(rank, 0) >= 3:
+            continue
+        per_chunk[rank] = per_chunk.get(rank, 0) + 1
+        chosen.append((rank, position, sentence))
+    chosen.sort()
+    parts, used_chunks = [], []
+    for rank, _, sentence in chosen:
+        chunk = chunks[rank]
+        parts.append(f"{sentence} [{by_chunk[chunk.id].n}]")
+        if chunk.id not in used_chunks:
+            used_chunks.append(chunk.id)
+    citations = _citations_used(by_chunk, used_chunks)
+    return Draft(text=" ".join(parts), citations=citations, cited_chunk_ids=used_chunks, generator="extractive")
+
+
+def _citations_used(by_chunk: dict[int, Citation], chunk_ids: list[int]) -> list[Citation]:
+    seen: dict[int, Citation] = {}
+    for chunk_id in chunk_ids:
+        citation = by_chunk[chunk_id]
+        seen.setdefault(citation.n, citation)
+    return [seen[n] for n in sorted(seen)]
+
+
+SYSTEM_PROMPT = (
+    "You answer questions of patients and visitors of a hospital using ONLY the numbered sources "
+    "given. Answer in the language of the question ({language}), in at most five sentences, and put "
+    "the source number in square brackets after each sentence, like [1]. If the sources do not "
+    "answer the question, say so. Never give individual medical advice, diagnoses or medication "
+    "doses; refer to a doctor instead."
+)
+
+
+def answer_llm(*, question: str, language: str, chunks: list[Chunk], model: str) -> Draft:
+    """Compose with a chat model over numbered sources; raises ``LLMUnavailable`` on failure.
+
+    Cited chunks are those whose document number appears as ``[n]`` in the reply; if the reply
+    cites nothing, all given chunks count as its context.
+    """
+    from zolsearch.providers.llm import chat_llm_get
+
+    by_chunk = citations_number(chunks)
+    sources = "\n\n".join(f"[{by_chunk[c.id].n}] {c.document.title}\n{_chunk_text(c)}" for c in chunks)
+    text = chat_llm_get(model).complete(
+        [
+            {"role": "system", "content": SYSTEM_PROMPT.format(language=language)},
+            {"role": "user", "content": f"Sources:\n{sources}\n\nQuestion: {question}"},
+        ]
+    )
+    cited_numbers = {int(n) for n in re.findall(r"\[(\d+)\]", text)}
+    used = [c.id for c in chunks if by_chunk[c.id].n in cited_numbers] or [c.id for c in chunks]
+    return Draft(text=text, citations=_citations_used(by_chunk, used), cited_chunk_ids=used, generator=f"llm:{model}")

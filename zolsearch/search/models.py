@@ -1,0 +1,47 @@
+"""The record of every served answer."""
+
+from __future__ import annotations
+
+import uuid
+
+from django.db import models
+
+
+class Answer(models.Model):
+    """One answer served by the pipeline (API, search page or batch run).
+
+    ``chunk_scores``: list of ``{"chunk_id", "external_id", "rank", "rrf", "dense", "bm25"}``
+    in final rank order. ``gate``: ``{"score", "context_alignment", "semantic_similarity",
+    "threshold", "passed"}`` (cosines in [-1, 1]). ``timings_ms``: stage name → wall time in ms.
+    ``trace``: which retrievers ran (``lexical_backend``: ``paradedb`` or ``postgres_fts``).
+    """
+
+    class Outcome(models.TextChoices):
+        ANSWERED = "answered", "Answered"
+        GATE_REJECTED = "gate_rejected", "Rejected by the quality gate"
+        NO_RESULTS = "no_results", "No results"
+
+    trace_id = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
+    conversation_id = models.CharField(max_length=64, blank=True)
+    question = models.TextField()
+    language = models.CharField(max_length=8)
+    answer = models.TextField()
+    generator = models.CharField(max_length=64)
+    outcome = models.CharField(max_length=16, choices=Outcome.choices)
+    citations = models.JSONField(default=list)
+    chunk_scores = models.JSONField(default=list)
+    gate = models.JSONField(default=dict)
+    gate_passed = models.BooleanField(db_index=True)
+    gate_score = models.FloatField(null=True)
+    timings_ms = models.JSONField(default=dict)
+    trace = models.JSONField(default=dict)
+    embedding_model = models.CharField(max_length=128)
+    config = models.JSONField(default=dict)
+    config_hash = models.CharField(max_length=64, db_index=True)
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"{self.question[:60]} ({self.outcome})"

@@ -1,0 +1,68 @@
+"""Request and response schemas of the search API."""
+
+from __future__ import annotations
+
+from ninja import Schema
+from pydantic import Field, field_validator
+
+from zolsearch.search.pipeline import MAX_QUESTION_CHARS
+
+
+class SearchIn(Schema):
+    """``POST /api/v1/search`` body."""
+
+    question: str = Field(description=f"The question, 1–{MAX_QUESTION_CHARS} characters.")
+    language: str | None = Field(default=None, description="ISO 639-1 code of the question; detected when absent.")
+    conversation_id: str | None = Field(default=None, max_length=64)
+    sources: list[str] = Field(default_factory=list, description="Only search these source keys (e.g. 'medquad').")
+    document_languages: list[str] = Field(default_factory=list, description="Only search documents in these languages.")
+
+    @field_validator("question")
+    @classmethod
+    def question_valid(cls, value: str) -> str:
+        text = value.strip()
+        if not text:
+            raise ValueError("question is empty: type a question")
+        if len(text) > MAX_QUESTION_CHARS:
+            raise ValueError(f"question is too long: {len(text)} characters, the maximum is {MAX_QUESTION_CHARS}")
+        return text
+
+    @field_validator("language")
+    @classmethod
+    def language_valid(cls, value: str | None) -> str | None:
+        if value is None or not value.strip():
+            return None
+        code = value.strip().lower()
+        if not (len(code) == 2 and code.isalpha()):
+            raise ValueError("language must be a two-letter ISO 639-1 code such as 'nl' or 'en'")
+        return code
+
+
+class CitationOut(Schema):
+    n: int
+    title: str
+    url: str
+    snippet: str
+
+
+class GateOut(Schema):
+    score: float | None
+    context_alignment: float | None
+    semantic_similarity: float | None
+    threshold: float | None
+    passed: bool
+
+
+class SearchOut(Schema):
+    answer: str
+    citations: list[CitationOut]
+    gate: GateOut
+    generator: str
+    outcome: str = Field(description="answered, gate_rejected or no_results")
+    language: str
+    trace_id: str
+    timings_ms: dict[str, float]
+
+
+class ErrorOut(Schema):
+    detail: str

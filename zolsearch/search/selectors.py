@@ -1,0 +1,156 @@
+"""Reads of the online pipeline: dense and lexical retrieval over chunks, and chunk loading.
+
+Dense: pgvector HNSW on ``(vector::vector(d)) vector_cosine_ops`` per model (see
+``ingestion.services.embedding_index_ensure``); filter → annotate distance → order → slice.
+Lexical: ParadeDB ``pg_search`` BM25 over ``Chunk.embedded_text`` with a Dutch and an English
+Snowball-stemmed alias (``text_nl``, ``text_en``) where the server has the BM25 index, else
+PostgreSQL full-text search (``ts_rank_cd`` over ``to_tsvector('dutch'|'english', …)``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+import numpy as np
+from django.db import connection, transaction
+from django.db.models import F, QuerySet
+from django.db.models.functions import Cast
+from pgvector.django import CosineDistance, VectorField
+
+from ingestion.models import Chunk, ChunkEmbedding
+
+BM25_INDEX_NAME = "chunk_bm25_idx"
+_WORD = re.compile(r"[^\W_]+", re.UNICODE)
+_lexical_backend: dict[str, str] = {}
+
+
+def embedding_models_indexed() -> dict[str, int]:
+    """Model keys that have chunk vectors, with their dimensions."""
+    return dict(ChunkEmbedding.objects.values_list("model_key", "dimensions").distinct())
+
+
+def _filtered(queryset: QuerySet, prefix: str, languages: Sequence[str], sources: Sequence[str]) -> QuerySet:
+    if languages:
+        queryset = queryset.filter(**{f"{prefix}language__in": list(languages)})
+    if sources:
+        queryset = queryset.filter(**{f"{prefix}document__source__key__in": list(sources)})
+    return queryset
+
+
+def chunks_dense_search(
+    *,
+    vector: np.ndarray,
+    model_key: str,
+    limit: int,
+    ef_search: int = 100,
+    languages: Sequence[str] = (),
+    sources: Sequence[str] = (),
+) -> list[tuple[int, float]]:
+    """Nearest chunks by cosine to ``vector`` among vectors of ``model_key``.
+
+    ``vector``: ``(d,)`` float32 of the same model. Returns ``(chunk_id, cosine)`` best first,
+    cosine in [-1, 1]. Uses the HNSW index with iterative scans (pgvector ≥ 0.8) so filters do
+    not starve the result.
+    """
+    dims = int(vector.shape[0])
+    typed = Cast("vector", VectorField(dimensions=dims))
+    queryset = _filtered(ChunkEmbedding.objects.filter(model_key=model_key), "chunk__", languages, sources)
+    queryset = (
+        queryset.annotate(distance=CosineDistance(typed, vector.tolist()))
+        .order_by("distance")
+        .values_list("chunk_id", "distance")[:limit]
+    )
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute(f"SET LOCAL hnsw.ef_search = {int(ef_search)}")
+        cursor.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
+        rows = list(queryset)
+    return [(chunk_id, 1.0 - float(distance)) for chunk_id, distance in rows]
+
+
+def chunks_exact_search(*, vector: np.ndarray, model_key: str, limit: int) -> list[int]:
+    """Exact (sequential scan) nearest chunk ids: the ground truth for HNSW recall benchmarks."""
+    typed = Cast("vector", VectorField(dimensions=int(vector.shape[0])))
+    queryset = (
+        ChunkEmbedding.objects.filter(model_key=model_key)
+        .annotate(distance=CosineDistance(typed, vector.tolist()))
+        .order_by("distance")
+        .values_list("chunk_id", flat=True)[:limit]
+    )
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute("SET LOCAL enable_indexscan = off")
+        cursor.execute("SET LOCAL enable_bitmapscan = off")
+        return list(queryset)
+
+
+def lexical_backend() -> str:
+    """``"paradedb"`` when the BM25 index exists on this database, else ``"postgres_fts"``."""
+    alias = connection.settings_dict["NAME"]
+    if alias not in _lexical_backend:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT 1 FROM pg_indexes WHERE indexname = %s", [BM25_INDEX_NAME])
+            _lexical_backend[alias] = "paradedb" if cursor.fetchone() else "postgres_fts"
+    return _lexical_backend[alias]
+
+
+def _filter_sql(languages: Sequence[str], sources: Sequence[str]) -> tuple[str, list[object]]:
+    sql, params = "", []
+    if languages:
+        sql += " AND c.language = ANY(%s)"
+        params.append(list(languages))
+    if sources:
+        sql += " AND d.source_id IN (SELECT id FROM ingestion_source WHERE key = ANY(%s))"
+        params.append(list(sources))
+    return sql, params
+
+
+def chunks_lexical_search(
+    *, query: str, language: str, limit: int, languages: Sequence[str] = (), sources: Sequence[str] = ()
+) -> tuple[str, list[tuple[int, float]]]:
+    """BM25 (or full-text) search of ``query`` stemmed for ``language`` (``nl`` → Dutch, else English).
+
+    Terms are OR-ed (any term may match; BM25 ranks by how many and how rare). Returns
+    ``(backend, [(chunk_id, score), …])`` best first; scores are BM25 (ParadeDB) or ts_rank_cd
+    (PostgreSQL), non-negative and comparable only within one call.
+    """
+    words = _WORD.findall(query.lower())
+    if not words:
+        return lexical_backend(), []
+    backend = lexical_backend()
+    filter_sql, filter_params = _filter_sql(languages, sources)
+    if backend == "paradedb":
+        alias = "text_nl" if language == "nl" else "text_en"
+        sql = (
+            "SELECT c.id, pdb.score(c.id) AS score FROM ingestion_chunk c "
+            "JOIN ingestion_document d ON d.id = c.document_id "
+            f"WHERE c.embedded_text::pdb.alias('{alias}') ||| %s{filter_sql} "
+            "ORDER BY score DESC, c.id LIMIT %s"
+        )
+        params: list[object] = [" ".join(words), *filter_params, limit]
+    else:
+        config = "dutch" if language == "nl" else "english"
+        sql = (
+            f"SELECT c.id, ts_rank_cd(to_tsvector('{config}', c.embedded_text), q) AS score "
+            f"FROM ingestion_chunk c JOIN ingestion_document d ON d.id = c.document_id, "
+            f"to_tsquery('{config}', %s) q "
+            f"WHERE to_tsvector('{config}', c.embedded_text) @@ q{filter_sql} "
+            "ORDER BY score DESC, c.id LIMIT %s"
+        )
+        params = [" | ".join(words), *filter_params, limit]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return backend, [(row[0], float(row[1])) for row in cursor.fetchall()]
+
+
+def chunks_by_ids(ids: Sequence[int]) -> dict[int, Chunk]:
+    """Chunks with their document and source, keyed by id (one query)."""
+    return {c.id: c for c in Chunk.objects.filter(id__in=list(ids)).select_related("document__source")}
+
+
+def chunk_vectors(*, ids: Sequence[int], model_key: str) -> np.ndarray:
+    """Stored vectors of ``ids`` under ``model_key`` → ``(len(found), d)`` float32 (order of ids)."""
+    rows = dict(
+        ChunkEmbedding.objects.filter(chunk_id__in=list(ids), model_key=model_key).values_list("chunk_id", F("vector"))
+    )
+    found = [np.asarray(rows[i], dtype=np.float32) for i in ids if i in rows]
+    return np.vstack(found) if found else np.zeros((0, 0), dtype=np.float32)

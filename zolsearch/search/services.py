@@ -1,0 +1,78 @@
+"""Writes of the search app: run the pipeline and record the served ``Answer``.
+
+Every stored answer is announced through the ``answer_stored`` signal after commit, so that
+evaluation can subscribe (background judging) without the pipeline importing evaluation.
+"""
+
+from __future__ import annotations
+
+from django.db import transaction
+from django.dispatch import Signal
+
+from zolsearch.search.config import PipelineConfig, pipeline_config_default
+from zolsearch.search.models import Answer
+from zolsearch.search.pipeline import SearchRequest, SearchState, pipeline_run
+
+answer_stored = Signal()  # sender=Answer, answer=<Answer>; sent on commit
+
+
+def _chunk_scores(state: SearchState) -> list[dict[str, object]]:
+    dense, lexical = dict(state.dense), dict(state.lexical)
+    rows = []
+    for rank, (chunk_id, rrf) in enumerate(state.fused, start=1):
+        chunk = state.chunks.get(chunk_id)
+        rows.append(
+            {
+                "chunk_id": chunk_id,
+                "external_id": chunk.document.external_id if chunk else None,
+                "url": chunk.document.url if chunk else None,
+                "rank": rank,
+                "rrf": round(rrf, 6),
+                "dense": round(dense[chunk_id], 6) if chunk_id in dense else None,
+                "bm25": round(lexical[chunk_id], 6) if chunk_id in lexical else None,
+            }
+        )
+    return rows
+
+
+def answer_record(*, state: SearchState) -> Answer:
+    """Store the served answer of ``state`` and announce it after commit."""
+    answered = state.outcome == Answer.Outcome.ANSWERED
+    draft = state.draft
+    trace = dict(state.trace)
+    if draft is not None and not answered:
+        trace["draft_citations"] = [c.public() for c in draft.citations]
+    gate = state.gate.as_dict() if state.gate else {}
+    answer = Answer(
+        trace_id=state.trace_id,
+        conversation_id=state.request.conversation_id[:64],
+        question=state.request.question,
+        language=state.language,
+        answer=state.answer,
+        generator=draft.generator if draft else "fallback",
+        outcome=state.outcome,
+        citations=[c.public() for c in draft.citations] if draft and answered else [],
+        chunk_scores=_chunk_scores(state),
+        gate=gate,
+        gate_passed=bool(gate.get("passed", not state.config.gate_enabled)) and answered,
+        gate_score=gate.get("score"),
+        timings_ms=state.timings_ms,
+        trace=trace,
+        embedding_model=state.provider.key,
+        config=state.config.as_dict(),
+        config_hash=state.config.hash,
+    )
+    answer.full_clean()
+    with transaction.atomic():
+        answer.save()
+        transaction.on_commit(lambda: answer_stored.send(sender=Answer, answer=answer))
+    return answer
+
+
+def search_answer(*, request: SearchRequest, config: PipelineConfig | None = None) -> tuple[SearchState, Answer]:
+    """Answer ``request`` with ``config`` (default: from settings) and store the ``Answer``.
+
+    Raises ``InvalidQuestion``, ``IndexEmpty`` or ``EmbeddingModelMismatch`` (nothing stored).
+    """
+    state = pipeline_run(request=request, config=config or pipeline_config_default())
+    return state, answer_record(state=state)

@@ -1,0 +1,66 @@
+"""Text utilities shared by ingestion and the pipeline: sentence splitting and stemmed terms.
+
+The sentence splitter is a regular expression with abbreviation protection instead of pysbd:
+pysbd took 0.1 s for one 5.6 kB MedQuAD page here (≈ 4.5 minutes for the corpus) and split
+the Dutch "Dr. Janssens" after "Dr.". Stemming uses the Snowball stemmers (snowballstemmer).
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+import snowballstemmer
+
+# Abbreviations that end in a period but do not end a sentence (Dutch and English).
+_ABBREVIATIONS = {
+    "dr", "drs", "prof", "mr", "mrs", "ms", "st", "vs", "etc", "e.g", "i.e", "fig", "no", "nr",
+    "bv", "b.v", "o.a", "a.u.b", "d.w.z", "m.a.w", "enz", "evt", "ca", "tel", "max", "min",
+    "approx", "dept", "jr", "sr", "inc", "ltd", "co", "resp", "incl", "excl", "z.g.a", "p", "pp",
+}
+_BOUNDARY = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9À-Ý])|\n\s*\n|(?<=:)\s*\n")
+_WORD = re.compile(r"[^\W_]+", re.UNICODE)
+
+STOPWORDS = {
+    "en": set(
+        "a an and are as at be by can do does for from how i if in is it my of on or the to what "
+        "when where which who why will with you your this that these those there their about".split()
+    ),
+    "nl": set(
+        "de het een en van in is op te dat die voor met zijn er aan om wat hoe wie waar wanneer "
+        "welke ik mijn je jij u uw we wij kan kunnen moet niet ook als bij naar of dan door".split()
+    ),
+}
+_SNOWBALL = {"nl": "dutch", "en": "english", "fr": "french", "de": "german", "tr": "turkish", "ro": "romanian"}
+
+
+def sentences_split(text: str) -> list[str]:
+    """Split ``text`` into sentences, keeping abbreviations ("Dr.", "o.a.", "e.g.") intact.
+
+    Returns stripped, non-empty sentences in order; their concatenation covers the input's
+    words. A boundary is ``.``/``!``/``?`` followed by whitespace and a capital or digit, a
+    blank line, or a colon at a line end.
+    """
+    pieces: list[str] = []
+    start = 0
+    for match in _BOUNDARY.finditer(text):
+        candidate = text[start : match.start()]
+        last_word = candidate.rstrip(".!?\"')] ").rsplit(None, 1)[-1].lower() if candidate.strip() else ""
+        if candidate.rstrip().endswith(".") and last_word.rstrip(".") in _ABBREVIATIONS:
+            continue
+        pieces.append(candidate)
+        start = match.end()
+    pieces.append(text[start:])
+    return [" ".join(piece.split()) for piece in pieces if piece.strip()]
+
+
+@lru_cache(maxsize=16)
+def _stemmer(language: str) -> snowballstemmer.stemmer:
+    return snowballstemmer.stemmer(_SNOWBALL.get(language, "english"))
+
+
+def terms_stem(text: str, *, language: str) -> list[str]:
+    """Lower-cased Snowball stems of the words of ``text``, stopwords removed, order kept."""
+    stop = STOPWORDS.get(language, STOPWORDS["en"])
+    words = [word for word in _WORD.findall(text.lower()) if word not in stop and len(word) > 1]
+    return _stemmer(language).stemWords(words)

