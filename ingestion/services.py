@@ -83,6 +83,12 @@ def embedding_index_ensure(*, model_key: str, dimensions: int) -> str:
     name = embedding_index_name(model_key=model_key, dimensions=dimensions)
     table = ChunkEmbedding._meta.db_table
     with connection.cursor() as cursor:
+        cursor.execute("SELECT 1 FROM pg_indexes WHERE indexname = %s", [name])
+        if cursor.fetchone():
+            return name
+        if connection.in_atomic_block:
+            # CREATE INDEX refuses to run while deferred FK checks of this transaction are pending.
+            cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
         cursor.execute("SET maintenance_work_mem = '512MB'")
         cursor.execute(
             f'CREATE INDEX IF NOT EXISTS "{name}" ON "{table}" USING hnsw '
@@ -278,3 +284,22 @@ def ingestion_run_execute(*, run_id: int, progress: ProgressCallback | None = No
     run.finished_at = timezone.now()
     run.save()
     return run
+
+
+def ingestion_run_relaunch(*, run_ids: Sequence[int]) -> list[IngestionRun]:
+    """Queue a new PENDING run (same connector, path, options) per id; enqueued after commit."""
+    from ingestion.tasks import ingestion_run_task
+
+    new_runs = []
+    with transaction.atomic():
+        for old in IngestionRun.objects.filter(id__in=list(run_ids)).order_by("id"):
+            run = ingestion_run_create(
+                connector=old.connector,
+                path=old.path,
+                limit=old.options.get("limit"),
+                subsets=old.options.get("subsets") or (),
+                source_key=old.options.get("source_key") or "",
+            )
+            transaction.on_commit(lambda run_id=run.id: ingestion_run_task.delay(run_id))
+            new_runs.append(run)
+    return new_runs

@@ -75,7 +75,11 @@ EMBEDDED_PGDATA = env.path("EMBEDDED_PGDATA", default=BASE_DIR / ".data" / "post
 if env("DATABASE_URL", default=""):
     DATABASES = {"default": env.db_url("DATABASE_URL")}
 else:
-    DATABASES = {"default": embedded_database_settings(pgdata=Path(EMBEDDED_PGDATA))}
+    DATABASES = {
+        "default": embedded_database_settings(
+            pgdata=Path(EMBEDDED_PGDATA), name=env("EMBEDDED_PGDATABASE", default="postgres")
+        )
+    }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [
@@ -146,6 +150,7 @@ SEARCH_TOP_K = env.int("SEARCH_TOP_K", default=10)
 SEARCH_RRF_K = env.int("SEARCH_RRF_K", default=60)
 SEARCH_HNSW_EF_SEARCH = env.int("SEARCH_HNSW_EF_SEARCH", default=100)
 SEARCH_DEFAULT_LANGUAGE = env("SEARCH_DEFAULT_LANGUAGE", default="nl")
+DEMO_CORPUS_PATH = env.path("DEMO_CORPUS_PATH", default=BASE_DIR / "data" / "medquad-slice")
 SEARCH_FALLBACK_CONTACT = env(
     "SEARCH_FALLBACK_CONTACT",
     default="het onthaal van het ziekenhuis (tel. 089 32 50 50) of https://www.zol.be",

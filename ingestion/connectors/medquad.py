@@ -58,22 +58,28 @@ class MedQuADConnector(Connector):
         except (etree.XMLSyntaxError, OSError) as exc:
             yield BadRecord(location=str(unit), message=f"unreadable XML: {exc}")
             return
-        source, doc_id, url = root.get("source"), root.get("id"), root.get("url") or ""
+        # Five files (four NINDS, one CDC) use a lower-case variant of the schema:
+        # <doc docid corpus url>, <doctitle-focus>, <umls><cui>, <qaPairs><pair><question><answer>.
+        legacy = root.tag == "doc"
+        source = root.get("corpus" if legacy else "source")
+        doc_id = root.get("docid" if legacy else "id")
+        url = root.get("url") or ""
         if not source or not doc_id:
             yield BadRecord(location=str(unit), message="Document lacks its 'source' or 'id' attribute")
             return
-        focus = _text(root.find("Focus"))
-        annotations = root.find("FocusAnnotations")
-        cuis = [_text(c) for c in annotations.iter("CUI")] if annotations is not None else []
-        synonyms = [_text(s) for s in annotations.iter("Synonym")] if annotations is not None else []
-        semantic_types = [_text(s) for s in annotations.iter("SemanticType")] if annotations is not None else []
-        group = _text(annotations.find(".//SemanticGroup")) if annotations is not None else ""
-        for pair in root.iter("QAPair"):
+        focus = _text(root.find("doctitle-focus" if legacy else "Focus"))
+        annotations = root.find("umls" if legacy else "FocusAnnotations")
+        tags = ("cui", "synonym", "semanticType", "semanticGroup") if legacy else ("CUI", "Synonym", "SemanticType", "SemanticGroup")
+        found = {tag: [t for t in (_text(e) for e in annotations.iter(tag)) if t] if annotations is not None else [] for tag in tags}
+        cuis, synonyms, semantic_types = found[tags[0]], found[tags[1]], found[tags[2]]
+        group = found[tags[3]][0] if found[tags[3]] else ""
+        pair_tag, question_tag, answer_tag = ("pair", "question", "answer") if legacy else ("QAPair", "Question", "Answer")
+        for pair in root.iter(pair_tag):
             pid = pair.get("pid") or ""
             external_id = f"medquad:{source}:{doc_id}:{pid}"
-            question_el = pair.find("Question")
+            question_el = pair.find(question_tag)
             question = _text(question_el)
-            answer = _text(pair.find("Answer"))
+            answer = _text(pair.find(answer_tag))
             if not answer:
                 yield SkippedRecord(location=f"{unit}#{pid}", reason="empty answer")
                 continue

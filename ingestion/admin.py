@@ -1,0 +1,150 @@
+"""Admin for content editors: sources, documents with their chunks, ingestion runs.
+
+Ingested rows are read-only: they change by re-ingesting, never by hand.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from django import forms
+from django.contrib import admin
+from django.db.models import Count, QuerySet
+from django.http import HttpRequest
+from django.utils.html import format_html
+
+from ingestion.models import Chunk, Document, IngestionRun, Source
+from ingestion.services import ingestion_run_relaunch
+
+
+class ReadOnlyAdmin(admin.ModelAdmin):
+    """No add, no edit: ingested and computed rows."""
+
+    def has_add_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return False
+
+
+@admin.register(Source)
+class SourceAdmin(ReadOnlyAdmin):
+    list_display = ("name", "key", "connector", "licence", "document_total")
+    search_fields = ("name", "key")
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Source]:
+        return super().get_queryset(request).annotate(document_total=Count("documents"))
+
+    @admin.display(description="documents", ordering="document_total")
+    def document_total(self, obj: Source) -> int:
+        return obj.document_total  # type: ignore[attr-defined]
+
+
+class ChunkInline(admin.TabularInline):
+    model = Chunk
+    fields = ("position", "heading", "text", "token_count", "language")
+    readonly_fields = fields
+    extra = 0
+    can_delete = False
+    show_change_link = False
+
+    def has_add_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return False
+
+
+@admin.register(Document)
+class DocumentAdmin(ReadOnlyAdmin):
+    list_display = ("title", "external_id", "source", "language", "link", "updated_at")
+    list_filter = ("source", "language")
+    search_fields = ("title", "external_id", "url")
+    list_select_related = ("source",)
+    readonly_fields = ("source", "external_id", "url", "title", "language", "summary", "metadata", "content_hash", "created_at", "updated_at")
+    inlines = [ChunkInline]
+
+    @admin.display(description="url")
+    def link(self, obj: Document) -> str:
+        return format_html('<a href="{}" target="_blank" rel="noopener">open</a>', obj.url) if obj.url else "—"
+
+
+class IngestionRunForm(forms.ModelForm):
+    """Start a run: pick a connector, give a path on the server, optionally limit it."""
+
+    connector = forms.ChoiceField(choices=[])
+    limit = forms.IntegerField(required=False, min_value=1, help_text="Stop after this many documents.")
+    subsets = forms.CharField(required=False, help_text="MedQuAD folders, comma-separated (e.g. GARD, CancerGov).")
+
+    class Meta:
+        model = IngestionRun
+        fields = ("connector", "path")
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+        from ingestion.connectors import CONNECTORS
+
+        self.fields["connector"].choices = [(name, name) for name in sorted(CONNECTORS)]  # type: ignore[attr-defined]
+        self.fields["path"].help_text = "A file or folder on the server, e.g. data/medquad-slice."
+
+    def clean_path(self) -> str:
+        path = self.cleaned_data["path"].strip()
+        if not Path(path).exists():
+            raise forms.ValidationError(f"Nothing found at {path} on the server.")
+        return path
+
+    def save(self, commit: bool = True) -> IngestionRun:
+        run = super().save(commit=False)
+        subsets = [s.strip() for s in (self.cleaned_data.get("subsets") or "").split(",") if s.strip()]
+        run.options = {"limit": self.cleaned_data.get("limit"), "subsets": subsets, "source_key": ""}
+        if commit:
+            run.save()
+        return run
+
+
+@admin.register(IngestionRun)
+class IngestionRunAdmin(admin.ModelAdmin):
+    """Runs with a progress bar; editors start new runs with the form or re-run old ones."""
+
+    list_display = ("id", "connector", "path", "status", "progress", "created_count", "updated_count", "unchanged_count", "skipped_count", "error_count", "created_at")
+    list_filter = ("status", "connector")
+    list_select_related = ("source",)
+    readonly_fields = ("status", "source", "model_key", "total", "done", "created_count", "updated_count", "unchanged_count", "skipped_count", "error_count", "chunk_count", "errors", "timings_ms", "error", "created_at", "started_at", "finished_at")
+
+    def get_form(self, request: HttpRequest, obj: IngestionRun | None = None, **kwargs: object):  # type: ignore[no-untyped-def]
+        if obj is None:
+            kwargs["form"] = IngestionRunForm
+            kwargs["fields"] = ("connector", "path", "limit", "subsets")
+        return super().get_form(request, obj, **kwargs)
+
+    def get_fields(self, request: HttpRequest, obj: IngestionRun | None = None):  # type: ignore[no-untyped-def]
+        if obj is None:
+            return ("connector", "path", "limit", "subsets")
+        return ("connector", "path", "options", *self.readonly_fields)
+
+    def get_readonly_fields(self, request: HttpRequest, obj: IngestionRun | None = None):  # type: ignore[no-untyped-def]
+        return ("connector", "path", "options", *self.readonly_fields) if obj else ()
+    actions = ["rerun"]
+
+    def has_change_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return obj is None
+
+    @admin.display(description="progress")
+    def progress(self, obj: IngestionRun) -> str:
+        return format_html(
+            '<progress value="{}" max="{}" title="{} / {}"></progress> {}%', obj.done, obj.total or 1, obj.done, obj.total, obj.progress_percent
+        )
+
+    def save_model(self, request: HttpRequest, obj: IngestionRun, form: object, change: bool) -> None:
+        """A run added in the admin is queued for the Celery worker after commit."""
+        from django.db import transaction
+
+        from ingestion.tasks import ingestion_run_task
+        from zolsearch.providers.embeddings import embedding_provider_get
+
+        obj.model_key = embedding_provider_get().key
+        super().save_model(request, obj, form, change)
+        transaction.on_commit(lambda: ingestion_run_task.delay(obj.pk))
+        self.message_user(request, f"Ingestion run {obj.pk} queued; refresh this page to follow its progress.")
+
+    @admin.action(description="Run again (unchanged documents are skipped)")
+    def rerun(self, request: HttpRequest, queryset: QuerySet[IngestionRun]) -> None:
+        runs = ingestion_run_relaunch(run_ids=list(queryset.values_list("id", flat=True)))
+        self.message_user(request, f"Queued {len(runs)} new ingestion run(s): {', '.join(str(r.id) for r in runs)}.")

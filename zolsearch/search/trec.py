@@ -1,0 +1,77 @@
+"""TREC run files (trec_eval's format): ``qid Q0 docno rank score tag``, one line per hit.
+
+Ranks start at 1 and scores decrease down each query's list, which is what trec_eval sorts on
+(it reads the score, not the rank; ties are broken by docno, so we keep scores strictly
+ordered by rank when writing).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import TextIO
+
+_NO_SPACE = re.compile(r"^\S+$")
+
+
+class TrecFormatError(ValueError):
+    """A field would break the whitespace-separated format, or a line cannot be parsed."""
+
+
+@dataclass(frozen=True)
+class TrecHit:
+    """One line of a run: document ``docno`` at ``rank`` (1-based) with ``score`` for ``qid``."""
+
+    qid: str
+    docno: str
+    rank: int
+    score: float
+    tag: str
+
+
+def trec_run_write(hits: Iterable[TrecHit], handle: TextIO) -> int:
+    """Write ``hits`` in order; returns the number of lines. Raises :class:`TrecFormatError`
+    when a qid, docno or tag is empty or contains whitespace, or a rank is < 1."""
+    lines = 0
+    for hit in hits:
+        for name in ("qid", "docno", "tag"):
+            if not _NO_SPACE.match(getattr(hit, name)):
+                raise TrecFormatError(f"TREC {name} must be non-empty without whitespace: {getattr(hit, name)!r}")
+        if hit.rank < 1:
+            raise TrecFormatError(f"TREC rank must be ≥ 1, got {hit.rank}")
+        handle.write(f"{hit.qid} Q0 {hit.docno} {hit.rank} {hit.score:.6f} {hit.tag}\n")
+        lines += 1
+    return lines
+
+
+def trec_run_read(handle: TextIO) -> list[TrecHit]:
+    """Parse a run file. Raises :class:`TrecFormatError` with the line number on a bad line."""
+    hits = []
+    for number, line in enumerate(handle, start=1):
+        if not line.strip():
+            continue
+        parts = line.split()
+        if len(parts) != 6 or parts[1] != "Q0":
+            raise TrecFormatError(f"line {number}: expected 'qid Q0 docno rank score tag', got {line.strip()!r}")
+        try:
+            hits.append(TrecHit(qid=parts[0], docno=parts[2], rank=int(parts[3]), score=float(parts[4]), tag=parts[5]))
+        except ValueError as exc:
+            raise TrecFormatError(f"line {number}: {exc}") from exc
+    return hits
+
+
+def ranked_documents(chunk_scores: Sequence[dict[str, object]], *, k: int) -> list[tuple[str, float]]:
+    """Documents of a ranked chunk list, each at its best chunk's rank: ``[(external_id, score)]``.
+
+    ``chunk_scores`` is ``Answer.chunk_scores`` (rank order, with ``external_id`` and ``rrf``).
+    Returns at most ``k`` documents, best first.
+    """
+    seen: dict[str, float] = {}
+    for row in chunk_scores:
+        external_id = row.get("external_id")
+        if isinstance(external_id, str) and external_id not in seen:
+            seen[external_id] = float(row.get("rrf") or 0.0)  # type: ignore[arg-type]
+        if len(seen) >= k:
+            break
+    return list(seen.items())
