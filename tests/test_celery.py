@@ -22,7 +22,9 @@ import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
+import kombu
 import pytest
+import redis
 from django.conf import settings
 from django.db import connection
 
@@ -190,8 +192,6 @@ def test_worker_runs_ingestion_from_redis_broker(tmp_path: Path) -> None:
     documents created, 1 error located at line 2, and both documents (with chunks) exist.
     The queue's Redis keys are removed afterwards.
     """
-    import redis
-
     data = tmp_path / "faq.jsonl"
     good_ids = _jsonl_write(data, "redis")
     queue = f"zoltest-redis-{uuid.uuid4().hex[:12]}"
@@ -207,7 +207,12 @@ def test_worker_runs_ingestion_from_redis_broker(tmp_path: Path) -> None:
         with _worker(queue=queue, env=_worker_env(CELERY_BROKER_URL=REDIS_URL), log=log) as worker:
             run = _run_wait_final(run.id, worker=worker, log=log)
     finally:
-        client.delete(queue, f"_kombu.binding.{queue}")
+        # kombu removes the queue and its binding tables (declared here so that it knows them)
+        with _broker_transport_options({}), app.connection_for_write(REDIS_URL) as conn:
+            kombu.Queue(queue, kombu.Exchange(queue, type="direct"), routing_key=queue)(conn.default_channel).declare()
+            conn.default_channel.queue_delete(queue)
+        leftover = client.keys(f"*{queue}*")
         client.close()
 
     _assert_run_ingested(run, good_ids=good_ids, file_name=data.name, log=log)
+    assert not leftover

@@ -38,7 +38,7 @@ class JSONLConnector(Connector):
         file, number, line = unit
         location = f"{file.name}:{number}"
         try:
-            obj: Any = json.loads(line)
+            obj: Any = json.loads(line.rstrip("\r\n"))
         except json.JSONDecodeError as exc:
             yield BadRecord(location=location, message=f"invalid JSON: {exc.msg} at column {exc.colno}")
             return

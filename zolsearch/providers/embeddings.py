@@ -164,7 +164,7 @@ class OpenAIEmbeddingProvider(EmbeddingProvider):
         import openai
 
         if not texts:
-            return np.zeros((0, self._requested_dimensions or 0), dtype=np.float32)
+            return np.zeros((0, self._requested_dimensions or self.dimensions), dtype=np.float32)
         kwargs: dict[str, object] = {"model": self.model, "input": list(texts), "encoding_format": "float"}
         if self._requested_dimensions:
             kwargs["dimensions"] = self._requested_dimensions
@@ -206,14 +206,14 @@ def embedding_provider_get(key: str | None = None) -> EmbeddingProvider:
             if key in _LOCAL:
                 _cache[key] = _LOCAL[key]()
             elif key.startswith("openai:"):
-                model = key.removeprefix("openai:").split("@", 1)[0]
+                model, _, dims = key.removeprefix("openai:").partition("@")
                 if not model:
                     raise ValueError("EMBEDDING_MODEL 'openai:' needs a model name, e.g. 'openai:text-embedding-3-small'")
                 _cache[key] = OpenAIEmbeddingProvider(
                     model=model,
                     base_url=settings.EMBEDDING_BASE_URL,
                     api_key=settings.EMBEDDING_API_KEY,
-                    dimensions=settings.EMBEDDING_DIMENSIONS,
+                    dimensions=int(dims) if dims.isdigit() else settings.EMBEDDING_DIMENSIONS,
                     timeout_s=settings.EMBEDDING_TIMEOUT_S,
                 )
             else:

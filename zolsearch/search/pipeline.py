@@ -282,8 +282,8 @@ def pipeline_run(*, request: SearchRequest, config: PipelineConfig) -> SearchSta
     """
     request.question = question_validate(request.question)
     provider = embedding_provider_get(config.embedding_model)
-    indexed = selectors.embedding_models_indexed()
-    if provider.key not in indexed:
+    if not selectors.embedding_model_indexed(model_key=provider.key):
+        indexed = selectors.embedding_models_indexed()
         if indexed:
             raise EmbeddingModelMismatch(
                 f"the index holds vectors of {', '.join(sorted(indexed))}, not of the query model "

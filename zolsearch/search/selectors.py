@@ -25,8 +25,13 @@ _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 _lexical_backend: dict[str, str] = {}
 
 
+def embedding_model_indexed(*, model_key: str) -> bool:
+    """Whether any chunk has a vector of ``model_key`` (an index probe; cheap on every request)."""
+    return ChunkEmbedding.objects.filter(model_key=model_key).exists()
+
+
 def embedding_models_indexed() -> dict[str, int]:
-    """Model keys that have chunk vectors, with their dimensions."""
+    """Model keys that have chunk vectors, with their dimensions (scans the table: not per request)."""
     return dict(ChunkEmbedding.objects.values_list("model_key", "dimensions").distinct())
 
 

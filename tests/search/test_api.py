@@ -1,0 +1,112 @@
+"""The search API contract, its errors, and the stored Answer."""
+
+from __future__ import annotations
+
+import uuid
+
+import pytest
+from ninja.testing import TestClient
+
+from ingestion.models import ChunkEmbedding
+from zolsearch.api import api
+from zolsearch.search.models import Answer
+
+pytestmark = pytest.mark.django_db
+
+client = TestClient(api)
+
+
+def test_search_returns_a_cited_answer_and_stores_it(django_assert_max_num_queries) -> None:  # type: ignore[no-untyped-def]
+    """GIVEN the ingested MedQuAD corpus WHEN a question about one of its pages is posted
+    THEN the answer cites that page, the gate passed, and one Answer row records it all."""
+    with django_assert_max_num_queries(13):  # constant: no query per candidate or citation
+        response = client.post("/search", json={"question": "What are the symptoms of ABCD syndrome?", "language": "en"})
+    assert response.status_code == 200, response.content
+    body = response.json()
+    assert set(body) == {"answer", "citations", "gate", "generator", "outcome", "language", "trace_id", "timings_ms"}
+    assert body["outcome"] == "answered" and body["generator"] == "extractive"
+    assert "[1]" in body["answer"] and "ABCD syndrome" in body["answer"]
+    first = body["citations"][0]
+    assert set(first) == {"n", "title", "url", "snippet"} and first["n"] == 1
+    assert first["url"] == "https://rarediseases.info.nih.gov/gard/335/abcd-syndrome"
+    gate = body["gate"]
+    assert gate["passed"] is True and gate["score"] >= gate["threshold"]
+    assert gate["score"] == pytest.approx(0.7 * gate["context_alignment"] + 0.3 * gate["semantic_similarity"], abs=1e-5)
+    assert {"understand", "embed_query", "dense", "lexical", "fusion", "generate", "gate", "total"} <= set(body["timings_ms"])
+
+    answer = Answer.objects.get(trace_id=uuid.UUID(body["trace_id"]))
+    assert answer.question == "What are the symptoms of ABCD syndrome?"
+    assert answer.gate_passed and answer.citations == body["citations"]
+    assert answer.chunk_scores[0]["external_id"] == "medquad:GARD:0000004:1"
+    assert answer.chunk_scores[0]["rank"] == 1 and answer.chunk_scores[0]["rrf"] > 0
+    assert answer.trace["lexical_backend"] == "paradedb"
+    assert len(answer.config_hash) == 64 and answer.config["rrf_k"] == 60
+    assert answer.embedding_model == "use-multilingual-v3"
+
+
+def test_language_is_detected_when_absent() -> None:
+    response = client.post("/search", json={"question": "Wat zijn de symptomen van het ABCD-syndroom?"})
+    assert response.status_code == 200
+    assert response.json()["language"] == "nl"
+
+
+@pytest.mark.parametrize(
+    ("payload", "message"),
+    [
+        ({"question": ""}, "question is empty"),
+        ({"question": "   \n "}, "question is empty"),
+        ({"question": "x" * 1001}, "question is too long: 1001 characters, the maximum is 1000"),
+        ({}, "question"),
+        ({"question": 42}, "question"),
+        ({"question": "ok?", "language": "dutch"}, "two-letter ISO 639-1 code"),
+    ],
+)
+def test_bad_questions_get_422_with_a_clear_message(payload: dict, message: str) -> None:
+    response = client.post("/search", json=payload)
+    assert response.status_code == 422
+    assert message in response.json()["detail"]
+
+
+def test_a_question_of_exactly_1000_characters_is_accepted() -> None:
+    response = client.post("/search", json={"question": "heart " * 166 + "abcd"})
+    assert response.status_code == 200
+
+
+def test_empty_index_gives_503_saying_to_ingest() -> None:
+    ChunkEmbedding.objects.all().delete()  # rolled back after the test
+    response = client.post("/search", json={"question": "What is asthma?"})
+    assert response.status_code == 503
+    assert "ingest" in response.json()["detail"]
+    assert not Answer.objects.exists()
+
+
+def test_model_mismatch_is_a_clear_503(settings) -> None:  # type: ignore[no-untyped-def]
+    """GIVEN an index with USE vectors only WHEN the query model is e5 THEN 503 naming both."""
+    settings.EMBEDDING_MODEL = "e5-small-q4"
+    response = client.post("/search", json={"question": "What is asthma?"})
+    assert response.status_code == 503
+    detail = response.json()["detail"]
+    assert "use-multilingual-v3" in detail and "e5-small-q4" in detail
+
+
+def test_gate_rejection_returns_the_fallback_and_records_it(settings) -> None:  # type: ignore[no-untyped-def]
+    """GIVEN a gate threshold nothing can reach WHEN asking THEN the fallback with the contact,
+    no citations, and the rejected draft kept on the Answer for review."""
+    settings.GATE_THRESHOLDS = {"use-multilingual-v3": 1.01}
+    response = client.post("/search", json={"question": "What are the symptoms of ABCD syndrome?", "language": "nl"})
+    body = response.json()
+    assert response.status_code == 200
+    assert body["outcome"] == "gate_rejected" and body["gate"]["passed"] is False
+    assert body["citations"] == [] and "onthaal" in body["answer"]
+    answer = Answer.objects.get(trace_id=uuid.UUID(body["trace_id"]))
+    assert not answer.gate_passed and "ABCD" in answer.trace["rejected_answer"]
+    assert answer.trace["draft_citations"][0]["url"].endswith("abcd-syndrome")
+
+
+def test_openapi_schema_is_served() -> None:
+    from django.test import Client
+
+    response = Client().get("/api/v1/openapi.json")
+    assert response.status_code == 200
+    operation = response.json()["paths"]["/api/v1/search"]["post"]
+    assert {"200", "422", "503"} <= set(operation["responses"])

@@ -1,0 +1,75 @@
+"""Pure functions of the pipeline against hand-computed values: RRF, the gate, text splitting."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from zolsearch.search.fusion import rrf_fuse
+from zolsearch.search.gate import gate_score
+from zolsearch.search.text import sentences_split
+
+
+def test_rrf_scores_and_order_by_hand() -> None:
+    """GIVEN dense [a, b, c] and lexical [c, a, d] with k = 60
+    THEN a = 1/61 + 1/62, c = 1/63 + 1/61, b = 1/62, d = 1/63 and the order is a, c, b, d."""
+    fused = rrf_fuse([["a", "b", "c"], ["c", "a", "d"]], k=60)
+    assert [item for item, _ in fused] == ["a", "c", "b", "d"]
+    scores = dict(fused)
+    assert scores["a"] == pytest.approx(1 / 61 + 1 / 62)
+    assert scores["c"] == pytest.approx(1 / 63 + 1 / 61)
+    assert scores["b"] == pytest.approx(1 / 62)
+    assert scores["d"] == pytest.approx(1 / 63)
+
+
+def test_rrf_ties_keep_best_rank_then_list_order() -> None:
+    fused = rrf_fuse([["x", "y"], ["y", "x"]], k=60)
+    assert fused[0][1] == fused[1][1]
+    assert [item for item, _ in fused] == ["x", "y"]
+    assert rrf_fuse([], k=60) == []
+    with pytest.raises(ValueError):
+        rrf_fuse([["a"]], k=-1)
+
+
+def test_rrf_k_changes_the_weight_of_top_ranks() -> None:
+    """A document first in one list beats one second in both lists only when k is small."""
+    rankings = [["solo", "both"], ["x", "both"], ["y", "z"]]
+    assert rrf_fuse(rankings, k=0)[0][0] == "solo"  # 1/1 ties 1/2 + 1/2; the better rank wins the tie
+    assert rrf_fuse(rankings, k=60)[0][0] == "both"  # 2/62 > 1/61
+
+
+def test_gate_formula_by_hand() -> None:
+    """GIVEN unit vectors with cos(answer, context) = 0.6 and cos(question, answer) = 0.8
+    THEN score = 0.7·0.6 + 0.3·0.8 = 0.66, passing at 0.66 and failing at 0.67."""
+    answer = np.array([1.0, 0.0, 0.0], dtype=np.float32)
+    context = np.array([0.6, 0.8, 0.0], dtype=np.float32)
+    question = np.array([0.8, 0.0, 0.6], dtype=np.float32) * 3  # norm does not matter
+    result = gate_score(answer=answer, context=context, question=question, threshold=0.66)
+    assert result.context_alignment == pytest.approx(0.6)
+    assert result.semantic_similarity == pytest.approx(0.8)
+    assert result.score == pytest.approx(0.66)
+    assert result.passed
+    assert not gate_score(answer=answer, context=context, question=question, threshold=0.67).passed
+    with pytest.raises(ValueError, match="shape"):
+        gate_score(answer=answer, context=np.zeros(4), question=question, threshold=0.5)
+
+
+def test_gate_score_range() -> None:
+    rng = np.random.default_rng(7)
+    for _ in range(50):
+        a, c, q = rng.normal(size=(3, 16))
+        score = gate_score(answer=a, context=c, question=q, threshold=0).score
+        assert -1.0 <= score <= 1.0 and not math.isnan(score)
+
+
+def test_sentence_split_keeps_abbreviations() -> None:
+    text = "Dr. Janssens werkt op campus Sint-Jan. Bel o.a. op maandag! Kom je? Ja.\n\nNieuwe alinea e.g. this one"
+    assert sentences_split(text) == [
+        "Dr. Janssens werkt op campus Sint-Jan.",
+        "Bel o.a. op maandag!",
+        "Kom je?",
+        "Ja.",
+        "Nieuwe alinea e.g. this one",
+    ]
