@@ -35,7 +35,9 @@ class Document(models.Model):
 
     source = models.ForeignKey(Source, on_delete=models.CASCADE, related_name="documents")
     external_id = models.CharField(max_length=255, unique=True)
-    url = models.URLField(max_length=1000, blank=True)
+    # Not a URLField: saved pages without a canonical link get file:/// urls, and sources may
+    # carry urls Django's validator rejects; a url must never fail a whole ingestion run.
+    url = models.CharField(max_length=1000, blank=True)
     title = models.CharField(max_length=500)
     language = models.CharField(max_length=8, default="nl")
     metadata = models.JSONField(default=dict, blank=True)

@@ -8,10 +8,11 @@ import re
 import time
 import traceback
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.db import connection, transaction
 from django.utils import timezone
 
@@ -26,14 +27,6 @@ logger = logging.getLogger(__name__)
 BATCH_DOCUMENTS = 64
 MAX_STORED_ERRORS = 500
 ProgressCallback = Callable[[int, int], None]
-
-
-@dataclass
-class _Counts:
-    created: int = 0
-    updated: int = 0
-    unchanged: int = 0
-    chunks: int = 0
 
 
 def source_ensure(*, connector: Connector, key: str | None = None) -> Source:
@@ -130,16 +123,28 @@ def _chunks_store(*, document: Document, drafts: list[ChunkDraft], vectors: list
     )
 
 
+@dataclass
+class UpsertResult:
+    """Counts of one :func:`documents_upsert` batch and the records refused by validation."""
+
+    created: int = 0
+    updated: int = 0
+    unchanged: int = 0
+    chunks: int = 0
+    invalid: list[BadRecord] = field(default_factory=list)
+
+
 def documents_upsert(
     *, source: Source, records: Sequence[DocumentRecord], provider: EmbeddingProvider
-) -> tuple[int, int, int, int]:
+) -> UpsertResult:
     """Insert new, replace changed and keep unchanged documents; embed only what changed.
 
     A document is unchanged when its ``content_hash`` matches and all its chunks already have
     a vector of ``provider``; then no embedding work is done. A changed document has its chunks
     (and their vectors) replaced. Unchanged documents missing this model's vectors (after a
     model switch) get them added. Embedding happens before the transaction; the writes of one
-    batch are atomic. Returns ``(created, updated, unchanged, chunks_embedded)``.
+    batch are atomic. A record whose fields fail validation (``full_clean``) is refused and
+    returned in ``invalid`` instead of failing the batch.
     """
     latest = {r.external_id: r for r in records}  # a repeated external id: the last one wins
     existing = {d.external_id: d for d in Document.objects.filter(external_id__in=latest)}
@@ -148,47 +153,42 @@ def documents_upsert(
         .exclude(embeddings__model_key=provider.key)
         .values_list("document__external_id", flat=True)
     )
-    to_write: list[tuple[DocumentRecord, list[ChunkDraft]]] = []
+    result = UpsertResult()
+    to_write: list[tuple[Document, bool, list[ChunkDraft]]] = []
     to_backfill: list[Chunk] = []
-    unchanged = 0
     max_tokens = min(settings.CHUNK_MAX_TOKENS, provider.max_tokens)
     for external_id, record in latest.items():
         document = existing.get(external_id)
-        if document is not None and document.content_hash == record.content_hash():
+        content_hash = record.content_hash()
+        if document is not None and document.content_hash == content_hash:
             if external_id in missing_vectors:
                 to_backfill.extend(document.chunks.exclude(embeddings__model_key=provider.key))
-            unchanged += 1
+            result.unchanged += 1
             continue
-        to_write.append((record, chunks_build(record=record, max_tokens=max_tokens, count_tokens=provider.count_tokens)))
+        is_new = document is None
+        document = document or Document(external_id=external_id)
+        document.source = source
+        document.url, document.title, document.language = record.url, record.title[:500], record.language
+        document.metadata, document.summary, document.content_hash = record.metadata, record.summary, content_hash
+        try:
+            document.full_clean(validate_unique=False)
+        except ValidationError as exc:
+            result.invalid.append(BadRecord(location=external_id, message=f"invalid document: {exc.message_dict}"))
+            continue
+        drafts = chunks_build(record=record, max_tokens=max_tokens, count_tokens=provider.count_tokens)
+        to_write.append((document, is_new, drafts))
 
-    texts = [d.embedded_text for _, drafts in to_write for d in drafts] + [c.embedded_text for c in to_backfill]
+    texts = [d.embedded_text for _, _, drafts in to_write for d in drafts] + [c.embedded_text for c in to_backfill]
     vectors = _embed(provider, texts)
-    created = updated = 0
     offset = 0
     with transaction.atomic():
-        for record, drafts in to_write:
-            fields = {
-                "source": source,
-                "url": record.url,
-                "title": record.title[:500],
-                "language": record.language,
-                "metadata": record.metadata,
-                "content_hash": record.content_hash(),
-                "summary": record.summary,
-            }
-            document = existing.get(record.external_id)
-            if document is None:
-                document = Document(external_id=record.external_id, **fields)
-                document.full_clean(validate_unique=False)
-                document.save()
-                created += 1
+        for document, is_new, drafts in to_write:
+            document.save()
+            if is_new:
+                result.created += 1
             else:
-                for name, value in fields.items():
-                    setattr(document, name, value)
-                document.full_clean(validate_unique=False)
-                document.save()
                 document.chunks.all().delete()
-                updated += 1
+                result.updated += 1
             _chunks_store(document=document, drafts=drafts, vectors=vectors[offset : offset + len(drafts)], provider=provider)
             offset += len(drafts)
         ChunkEmbedding.objects.bulk_create(
@@ -197,7 +197,8 @@ def documents_upsert(
                 for c, v in zip(to_backfill, vectors[offset:], strict=True)
             ]
         )
-    return created, updated, unchanged, len(texts)
+    result.chunks = len(texts)
+    return result
 
 
 def ingestion_run_execute(*, run_id: int, progress: ProgressCallback | None = None) -> IngestionRun:
@@ -229,16 +230,24 @@ def ingestion_run_execute(*, run_id: int, progress: ProgressCallback | None = No
         batch: list[DocumentRecord] = []
         seen = 0
 
+        def record_bad(record: BadRecord) -> None:
+            run.error_count += 1
+            if len(run.errors) < MAX_STORED_ERRORS:
+                run.errors.append({"location": record.location, "message": record.message})
+            logger.warning("ingest %s: skipped %s: %s", run.connector, record.location, record.message)
+
         def flush() -> None:
             nonlocal embed_ms
             if batch:
                 t0 = time.perf_counter()
-                created, updated, unchanged, chunks = documents_upsert(source=source, records=batch, provider=provider)
+                result = documents_upsert(source=source, records=batch, provider=provider)
                 embed_ms += (time.perf_counter() - t0) * 1000
-                run.created_count += created
-                run.updated_count += updated
-                run.unchanged_count += unchanged
-                run.chunk_count += chunks
+                run.created_count += result.created
+                run.updated_count += result.updated
+                run.unchanged_count += result.unchanged
+                run.chunk_count += result.chunks
+                for bad in result.invalid:
+                    record_bad(bad)
                 batch.clear()
             run.save(update_fields=["done", "created_count", "updated_count", "unchanged_count", "chunk_count",
                                     "skipped_count", "error_count", "errors"])
@@ -250,10 +259,7 @@ def ingestion_run_execute(*, run_id: int, progress: ProgressCallback | None = No
                 if isinstance(record, SkippedRecord):
                     run.skipped_count += 1
                 elif isinstance(record, BadRecord):
-                    run.error_count += 1
-                    if len(run.errors) < MAX_STORED_ERRORS:
-                        run.errors.append({"location": record.location, "message": record.message})
-                    logger.warning("ingest %s: skipped %s: %s", run.connector, record.location, record.message)
+                    record_bad(record)
                 else:
                     batch.append(record)
                     seen += 1

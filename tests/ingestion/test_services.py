@@ -146,3 +146,14 @@ def test_chunks_respect_the_token_budget_and_headings() -> None:
     assert [d.position for d in drafts] == list(range(len(drafts)))
     assert sum(d.text.count("breakfast") for d in drafts if d.heading == "Daily life") == 12
     assert all(d.embedded_text.startswith("Heart failure\nHow to live with heart failure?\n") for d in drafts)
+
+
+def test_an_invalid_document_is_reported_not_fatal(tmp_path: Path) -> None:
+    """GIVEN a batch where one record fails model validation (language longer than 8 chars)
+    THEN the run succeeds, the other document is stored and the bad one is listed by id."""
+    rows = _rows()
+    rows[0]["language"] = "nederlands-belgie"
+    run = _ingest(_write_jsonl(tmp_path / "v.jsonl", rows))
+    assert (run.status, run.created_count, run.error_count) == ("succeeded", 1, 1)
+    assert run.errors[0]["location"] == "t:1" and "language" in run.errors[0]["message"]
+    assert Document.objects.filter(external_id="t:2").exists() and not Document.objects.filter(external_id="t:1").exists()
