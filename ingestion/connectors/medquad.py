@@ -58,21 +58,27 @@ class MedQuADConnector(Connector):
         except (etree.XMLSyntaxError, OSError) as exc:
             yield BadRecord(location=str(unit), message=f"unreadable XML: {exc}")
             return
-        # Five files (four NINDS, one CDC) use a lower-case variant of the schema:
-        # <doc docid corpus url>, <doctitle-focus>, <umls><cui>, <qaPairs><pair><question><answer>.
-        legacy = root.tag == "doc"
-        source = root.get("corpus" if legacy else "source")
-        doc_id = root.get("docid" if legacy else "id")
+        # Five files use older variants of the schema: four NINDS files <doc docid corpus> with
+        # <doctitle-focus>, <umls><cui>, <qaPairs><pair><question><answer>, and one CDC file
+        # <DiseaseFile fid source> with <UMLS>. Tags and attributes are read from either.
+        legacy = root.find(".//pair") is not None and root.find(".//QAPair") is None
+        source = root.get("source") or root.get("corpus")
+        doc_id = root.get("id") or root.get("docid") or root.get("fid")
         url = root.get("url") or ""
         if not source or not doc_id:
             yield BadRecord(location=str(unit), message="Document lacks its 'source' or 'id' attribute")
             return
-        focus = _text(root.find("doctitle-focus" if legacy else "Focus"))
-        annotations = root.find("umls" if legacy else "FocusAnnotations")
-        tags = ("cui", "synonym", "semanticType", "semanticGroup") if legacy else ("CUI", "Synonym", "SemanticType", "SemanticGroup")
-        found = {tag: [t for t in (_text(e) for e in annotations.iter(tag)) if t] if annotations is not None else [] for tag in tags}
-        cuis, synonyms, semantic_types = found[tags[0]], found[tags[1]], found[tags[2]]
-        group = found[tags[3]][0] if found[tags[3]] else ""
+        focus = _text(root.find("Focus") if root.find("Focus") is not None else root.find("doctitle-focus"))
+        annotations = next((a for a in (root.find(t) for t in ("FocusAnnotations", "UMLS", "umls")) if a is not None), None)
+
+        def values(*tags: str) -> list[str]:
+            if annotations is None:
+                return []
+            return [t for tag in tags for t in (_text(e) for e in annotations.iter(tag)) if t]
+
+        cuis, synonyms = values("CUI", "cui"), values("Synonym", "synonym")
+        semantic_types = values("SemanticType", "semanticType")
+        group = next(iter(values("SemanticGroup", "semanticGroup")), "")
         pair_tag, question_tag, answer_tag = ("pair", "question", "answer") if legacy else ("QAPair", "Question", "Answer")
         for pair in root.iter(pair_tag):
             pid = pair.get("pid") or ""

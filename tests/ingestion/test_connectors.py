@@ -41,8 +41,9 @@ def test_medquad_slice_matches_the_xml(slice_dir: Path) -> None:
     expected = set()
     for file in slice_dir.rglob("*.xml"):
         root = etree.parse(str(file)).getroot()
-        legacy = root.tag == "doc"  # 5 MedQuAD files use <doc docid corpus><pair><answer>
-        source, doc_id = (root.get("corpus"), root.get("docid")) if legacy else (root.get("source"), root.get("id"))
+        legacy = root.tag == "doc"  # 4 MedQuAD files use <doc docid corpus><pair><answer>
+        source = root.get("source") or root.get("corpus")
+        doc_id = root.get("id") or root.get("docid") or root.get("fid")  # 1 CDC file: <DiseaseFile fid>
         for pair in root.iter("pair" if legacy else "QAPair"):
             if "".join(pair.find("answer" if legacy else "Answer").itertext()).strip():
                 expected.add(f"medquad:{source}:{doc_id}:{pair.get('pid')}")
@@ -60,6 +61,15 @@ def test_medquad_lowercase_schema_variant(slice_dir: Path) -> None:
     assert [r.external_id for r in records] == [f"medquad:NINDS:0000007:{pid}" for pid in (1, 2, 3, 4)]
     assert records[0].metadata["focus"] == "Holmes-Adie" and records[1].metadata["qtype"] == "treatment"
     assert records[0].questions == ("what is holmes-adie syndrome ?",)
+
+
+def test_medquad_diseasefile_variant(fixtures_dir: Path) -> None:
+    """GIVEN the real CDC file rooted at <DiseaseFile fid source> THEN it is read like the others."""
+    records = list(connector_get("medquad").records(fixtures_dir / "medquad-variants" / "0000397.xml"))
+    assert records and all(isinstance(r, DocumentRecord) for r in records)
+    assert records[0].external_id == "medquad:CDC:0000397:1"
+    assert records[0].metadata["focus"] == "Parasites - Taeniasis"
+    assert records[0].url == "http://www.cdc.gov/parasites/taeniasis/"
 
 
 def test_medquad_subsets_select_folders(slice_dir: Path) -> None:
