@@ -94,15 +94,17 @@ def answer_extractive(*, question: str, language: str, chunks: list[Chunk], max_
     when ``chunks`` is empty.
     """
     by_chunk = citations_number(chunks)
-    query_stems = set(terms_stem(question, language=language))
+    # The question is stemmed in its own language and in each document language, so that an
+    # English page matches a question detected as Dutch ("syndrome" → "syndrom" in both).
+    doc_languages = {chunk.language or language for chunk in chunks}
+    query_stems = {stem for lang in doc_languages | {language} for stem in terms_stem(question, language=lang)}
     candidates: list[tuple[int, int, str, set[str]]] = []
     for rank, chunk in enumerate(chunks):
         doc_language = chunk.language or language
         for position, sentence in enumerate(sentences_split(_chunk_text(chunk))):
             if len(sentence) < 3 or sentence.endswith("?"):
                 continue  # a question restated in the page is not an answer
-            stems = set(terms_stem(sentence, language=doc_language)) | set(terms_stem(sentence, language=language))
-            candidates.append((rank, position, sentence, stems))
+            candidates.append((rank, position, sentence, set(terms_stem(sentence, language=doc_language))))
     frequency: dict[str, int] = {}
     for *_, stems in candidates:
         for stem in stems & query_stems:

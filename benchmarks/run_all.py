@@ -1,0 +1,10 @@
+"""``make bench``: every benchmark in turn; results in docs/bench-results/*.json."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+for module in ("benchmarks.search_latency", "benchmarks.model_choice"):
+    print(f"== {module}", flush=True)
+    subprocess.run([sys.executable, "-m", module], check=True)
