@@ -48,16 +48,30 @@ def main() -> None:
         elapsed = time.perf_counter() - started
         embedded = ChunkEmbedding.objects.filter(model_key=key).count() - before
         embedding_index_ensure(model_key=key, dimensions=provider.dimensions)
-        throughput[key] = {"chunks": embedded, "seconds": round(elapsed, 1), "chunks_per_s": round(embedded / elapsed, 1) if embedded else None}
+        throughput[key] = {
+            "chunks": embedded,
+            "seconds": round(elapsed, 1),
+            "chunks_per_s": round(embedded / elapsed, 1) if embedded else None,
+        }
         print(key, throughput[key], flush=True)
 
-    rows = [(r.external_id, r.questions[0] if r.questions else r.title, r.metadata.get("qtype", ""), r.metadata.get("focus", "")) for r in corpus]
+    rows = [
+        (
+            r.external_id,
+            r.questions[0] if r.questions else r.title,
+            r.metadata.get("qtype", ""),
+            r.metadata.get("focus", ""),
+        )
+        for r in corpus
+    ]
     queries = dev_queries(rows, n=QUERY_DOCS)
     chunk_doc = dict(Chunk.objects.values_list("id", "document__external_id"))
     results: dict[str, dict[str, dict[str, float]]] = {}
     for key in MODELS:
         for mode, lexical in (("dense", False), ("hybrid", True)):
-            config = PipelineConfig(embedding_model=key, gate_threshold=0.0, gate_enabled=False, lexical_enabled=lexical)
+            config = PipelineConfig(
+                embedding_model=key, gate_threshold=0.0, gate_enabled=False, lexical_enabled=lexical
+            )
             by_variant: dict[str, list[tuple[float, float]]] = defaultdict(list)
             for query in queries:
                 language = "nl" if query.variant == "paraphrase_nl" else "en"
@@ -71,11 +85,18 @@ def main() -> None:
                 by_variant[query.variant].append((rr, 1.0 if query.relevant in ranked[:10] else 0.0))
                 by_variant["all"].append(by_variant[query.variant][-1])
             results[f"{key}/{mode}"] = {
-                variant: {"mrr@10": round(sum(r for r, _ in v) / len(v), 4), "recall@10": round(sum(h for _, h in v) / len(v), 4), "n": len(v)}
+                variant: {
+                    "mrr@10": round(sum(r for r, _ in v) / len(v), 4),
+                    "recall@10": round(sum(h for _, h in v) / len(v), 4),
+                    "n": len(v),
+                }
                 for variant, v in by_variant.items()
             }
             print(key, mode, results[f"{key}/{mode}"]["all"], flush=True)
-    path = results_write("model_choice", {"corpus_documents": CORPUS_SIZE, "queries": len(queries), "throughput": throughput, "retrieval": results})
+    path = results_write(
+        "model_choice",
+        {"corpus_documents": CORPUS_SIZE, "queries": len(queries), "throughput": throughput, "retrieval": results},
+    )
     print(f"wrote {path}")
 
 

@@ -44,8 +44,15 @@ def gate_calibration(provider, answered: list[tuple[str, str, float]]) -> dict[s
         fpr = float((unrelated >= threshold).mean())
         if tpr - fpr > best[0]:
             best = (tpr - fpr, float(threshold), tpr, fpr)
-    return {"youden_j": round(best[0], 4), "threshold": round(best[1], 4), "tpr": round(best[2], 4), "fpr": round(best[3], 4),
-            "related_mean": round(float(related.mean()), 4), "unrelated_mean": round(float(unrelated.mean()), 4), "n": len(answered)}
+    return {
+        "youden_j": round(best[0], 4),
+        "threshold": round(best[1], 4),
+        "tpr": round(best[2], 4),
+        "fpr": round(best[3], 4),
+        "related_mean": round(float(related.mean()), 4),
+        "unrelated_mean": round(float(unrelated.mean()), 4),
+        "n": len(answered),
+    }
 
 
 def main() -> None:
@@ -63,12 +70,24 @@ def main() -> None:
     if ChunkEmbedding.objects.filter(model_key=provider.key).count() < 20000:
         call_command("ingest", "medquad", str(MEDQUAD))
     runs = [
-        {"id": r.id, "created": r.created_count, "unchanged": r.unchanged_count, "chunks": r.chunk_count, "seconds": round(r.timings_ms.get("total", 0) / 1000, 1),
-         "chunks_per_s": round(r.chunk_count / (r.timings_ms["total"] / 1000), 1) if r.chunk_count and r.timings_ms.get("total") else None}
+        {
+            "id": r.id,
+            "created": r.created_count,
+            "unchanged": r.unchanged_count,
+            "chunks": r.chunk_count,
+            "seconds": round(r.timings_ms.get("total", 0) / 1000, 1),
+            "chunks_per_s": round(r.chunk_count / (r.timings_ms["total"] / 1000), 1)
+            if r.chunk_count and r.timings_ms.get("total")
+            else None,
+        }
         for r in IngestionRun.objects.filter(status="succeeded", connector="medquad").order_by("id")
     ]
 
-    questions = list(Chunk.objects.filter(position=0, document__source__key="medquad").values_list("questions", flat=True).order_by("id"))
+    questions = list(
+        Chunk.objects.filter(position=0, document__source__key="medquad")
+        .values_list("questions", flat=True)
+        .order_by("id")
+    )
     sample = [q[0] for q in random.Random(11).sample(questions, QUESTIONS) if q]
     client = Client()
     for question in sample[:5]:
@@ -88,7 +107,10 @@ def main() -> None:
             answered.append((question, answer_plain(text), body["gate"]["context_alignment"]))
         for stage, ms in body["timings_ms"].items():
             stages[stage].append(ms)
-    latency = {stage: {"p50": round(percentile(v, 50), 1), "p95": round(percentile(v, 95), 1), "n": len(v)} for stage, v in stages.items()}
+    latency = {
+        stage: {"p50": round(percentile(v, 50), 1), "p95": round(percentile(v, 95), 1), "n": len(v)}
+        for stage, v in stages.items()
+    }
     for stage, row in latency.items():
         print(f"{stage:12s} p50 {row['p50']:8.1f} ms   p95 {row['p95']:8.1f} ms", flush=True)
 
@@ -100,15 +122,26 @@ def main() -> None:
     for ef in (40, 100, 200):
         overlaps = []
         for vector in vectors:
-            approximate = {i for i, _ in selectors.chunks_dense_search(vector=vector, model_key=provider.key, limit=10, ef_search=ef)}
+            approximate = {
+                i
+                for i, _ in selectors.chunks_dense_search(vector=vector, model_key=provider.key, limit=10, ef_search=ef)
+            }
             exact = set(selectors.chunks_exact_search(vector=vector, model_key=provider.key, limit=10))
             overlaps.append(len(approximate & exact) / 10)
         recall[f"ef_search={ef}"] = round(sum(overlaps) / len(overlaps), 4)
         print(f"HNSW recall@10 at ef_search={ef}: {recall[f'ef_search={ef}']}", flush=True)
     path = results_write(
         "search_latency",
-        {"embedding_model": provider.key, "chunks": ChunkEmbedding.objects.filter(model_key=provider.key).count(), "questions": len(sample),
-         "outcomes": dict(outcomes), "latency_ms": latency, "gate_calibration": calibration, "hnsw_recall_at_10": recall, "ingestion_runs": runs},
+        {
+            "embedding_model": provider.key,
+            "chunks": ChunkEmbedding.objects.filter(model_key=provider.key).count(),
+            "questions": len(sample),
+            "outcomes": dict(outcomes),
+            "latency_ms": latency,
+            "gate_calibration": calibration,
+            "hnsw_recall_at_10": recall,
+            "ingestion_runs": runs,
+        },
     )
     print(f"wrote {path}")
 

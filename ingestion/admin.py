@@ -58,7 +58,18 @@ class DocumentAdmin(ReadOnlyAdmin):
     list_filter = ("source", "language")
     search_fields = ("title", "external_id", "url")
     list_select_related = ("source",)
-    readonly_fields = ("source", "external_id", "url", "title", "language", "summary", "metadata", "content_hash", "created_at", "updated_at")
+    readonly_fields = (
+        "source",
+        "external_id",
+        "url",
+        "title",
+        "language",
+        "summary",
+        "metadata",
+        "content_hash",
+        "created_at",
+        "updated_at",
+    )
     inlines = [ChunkInline]
 
     @admin.display(description="url")
@@ -103,10 +114,40 @@ class IngestionRunForm(forms.ModelForm):
 class IngestionRunAdmin(admin.ModelAdmin):
     """Runs with a progress bar; editors start new runs with the form or re-run old ones."""
 
-    list_display = ("id", "connector", "path", "status", "progress", "created_count", "updated_count", "unchanged_count", "skipped_count", "error_count", "created_at")
+    list_display = (
+        "id",
+        "connector",
+        "path",
+        "status",
+        "progress",
+        "created_count",
+        "updated_count",
+        "unchanged_count",
+        "skipped_count",
+        "error_count",
+        "created_at",
+    )
     list_filter = ("status", "connector")
     list_select_related = ("source",)
-    readonly_fields = ("status", "source", "model_key", "total", "done", "created_count", "updated_count", "unchanged_count", "skipped_count", "error_count", "chunk_count", "errors", "timings_ms", "error", "created_at", "started_at", "finished_at")
+    readonly_fields = (
+        "status",
+        "source",
+        "model_key",
+        "total",
+        "done",
+        "created_count",
+        "updated_count",
+        "unchanged_count",
+        "skipped_count",
+        "error_count",
+        "chunk_count",
+        "errors",
+        "timings_ms",
+        "error",
+        "created_at",
+        "started_at",
+        "finished_at",
+    )
 
     def get_form(self, request: HttpRequest, obj: IngestionRun | None = None, **kwargs: object):  # type: ignore[no-untyped-def]
         if obj is None:
@@ -121,6 +162,7 @@ class IngestionRunAdmin(admin.ModelAdmin):
 
     def get_readonly_fields(self, request: HttpRequest, obj: IngestionRun | None = None):  # type: ignore[no-untyped-def]
         return ("connector", "path", "options", *self.readonly_fields) if obj else ()
+
     actions = ["rerun"]
 
     def has_change_permission(self, request: HttpRequest, obj: object = None) -> bool:
@@ -129,7 +171,12 @@ class IngestionRunAdmin(admin.ModelAdmin):
     @admin.display(description="progress")
     def progress(self, obj: IngestionRun) -> str:
         return format_html(
-            '<progress value="{}" max="{}" title="{} / {}"></progress> {}%', obj.done, obj.total or 1, obj.done, obj.total, obj.progress_percent
+            '<progress value="{}" max="{}" title="{} / {}"></progress> {}%',
+            obj.done,
+            obj.total or 1,
+            obj.done,
+            obj.total,
+            obj.progress_percent,
         )
 
     def save_model(self, request: HttpRequest, obj: IngestionRun, form: object, change: bool) -> None:

@@ -56,12 +56,16 @@ def chunks_build(*, record: DocumentRecord, max_tokens: int, count_tokens: Calla
     """
     drafts: list[ChunkDraft] = []
     for section in record.sections:
-        prefix = embedded_text_compose(context=record.context, questions=record.questions, heading=section.heading, text="")
+        prefix = embedded_text_compose(
+            context=record.context, questions=record.questions, heading=section.heading, text=""
+        )
         budget = max(32, max_tokens - count_tokens(prefix) - 2)
         sentences: list[str] = []
         for paragraph in section.text.split("\n"):
             for sentence in sentences_split(paragraph):
-                sentences.extend([sentence] if count_tokens(sentence) <= budget else _split_long(sentence, budget, count_tokens))
+                sentences.extend(
+                    [sentence] if count_tokens(sentence) <= budget else _split_long(sentence, budget, count_tokens)
+                )
         current: list[str] = []
         current_tokens = 0
         groups: list[list[str]] = []
@@ -76,7 +80,9 @@ def chunks_build(*, record: DocumentRecord, max_tokens: int, count_tokens: Calla
             groups.append(current)
         for group in groups:
             text = " ".join(group)
-            embedded = embedded_text_compose(context=record.context, questions=record.questions, heading=section.heading, text=text)
+            embedded = embedded_text_compose(
+                context=record.context, questions=record.questions, heading=section.heading, text=text
+            )
             drafts.append(
                 ChunkDraft(
                     position=len(drafts),

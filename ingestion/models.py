@@ -73,9 +73,7 @@ class Chunk(models.Model):
 
     class Meta:
         ordering = ["document_id", "position"]
-        constraints = [
-            models.UniqueConstraint(fields=["document", "position"], name="chunk_document_position_uniq")
-        ]
+        constraints = [models.UniqueConstraint(fields=["document", "position"], name="chunk_document_position_uniq")]
         indexes = [models.Index(fields=["language"])]
 
     def __str__(self) -> str:
@@ -103,6 +101,9 @@ class ChunkEmbedding(models.Model):
             models.CheckConstraint(condition=models.Q(dimensions__gt=0), name="chunk_embedding_dims_pos"),
         ]
         indexes = [models.Index(fields=["model_key"])]
+
+    def __str__(self) -> str:
+        return f"{self.model_key} vector of chunk {self.chunk_id}"
 
 
 class IngestionRun(models.Model):

@@ -10,6 +10,7 @@ import traceback
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
@@ -25,6 +26,8 @@ from zolsearch.providers.embeddings import EmbeddingProvider, embedding_provider
 logger = logging.getLogger(__name__)
 
 BATCH_DOCUMENTS = 64
+# Citations are links shown to patients: javascript:, data: and the like never get through.
+ALLOWED_URL_SCHEMES = {"http", "https", "file"}
 MAX_STORED_ERRORS = 500
 ProgressCallback = Callable[[int, int], None]
 
@@ -34,7 +37,7 @@ def source_ensure(*, connector: Connector, key: str | None = None) -> Source:
     source, _ = Source.objects.get_or_create(
         key=key or connector.source_key,
         defaults={
-            "name": connector.source_name if not key else key,
+            "name": key or connector.source_name,
             "connector": connector.name,
             "licence": connector.licence,
             "description": connector.description,
@@ -134,20 +137,19 @@ class UpsertResult:
     invalid: list[BadRecord] = field(default_factory=list)
 
 
-def documents_upsert(
-    *, source: Source, records: Sequence[DocumentRecord], provider: EmbeddingProvider
-) -> UpsertResult:
+def documents_upsert(*, source: Source, records: Sequence[DocumentRecord], provider: EmbeddingProvider) -> UpsertResult:
     """Insert new, replace changed and keep unchanged documents; embed only what changed.
 
     A document is unchanged when its ``content_hash`` matches and all its chunks already have
     a vector of ``provider``; then no embedding work is done. A changed document has its chunks
     (and their vectors) replaced. Unchanged documents missing this model's vectors (after a
     model switch) get them added. Embedding happens before the transaction; the writes of one
-    batch are atomic. A record whose fields fail validation (``full_clean``) is refused and
-    returned in ``invalid`` instead of failing the batch.
+    batch are atomic. A record whose fields fail validation (``full_clean``), whose url scheme
+    is not http(s)/file, or whose external id belongs to another source is refused and
+    returned in ``invalid`` instead of failing the batch (it never overwrites the other source).
     """
     latest = {r.external_id: r for r in records}  # a repeated external id: the last one wins
-    existing = {d.external_id: d for d in Document.objects.filter(external_id__in=latest)}
+    existing = {d.external_id: d for d in Document.objects.filter(external_id__in=latest).select_related("source")}
     missing_vectors = set(
         Chunk.objects.filter(document__in=existing.values())
         .exclude(embeddings__model_key=provider.key)
@@ -164,6 +166,19 @@ def documents_upsert(
             if external_id in missing_vectors:
                 to_backfill.extend(document.chunks.exclude(embeddings__model_key=provider.key))
             result.unchanged += 1
+            continue
+        if document is not None and document.source_id != source.id:
+            result.invalid.append(
+                BadRecord(
+                    location=external_id,
+                    message=f"external id already belongs to source {document.source.key!r}; not overwritten",
+                )
+            )
+            continue
+        if record.url and urlsplit(record.url).scheme.lower() not in ALLOWED_URL_SCHEMES:
+            result.invalid.append(
+                BadRecord(location=external_id, message=f"url scheme not allowed: {record.url[:80]!r}")
+            )
             continue
         is_new = document is None
         document = document or Document(external_id=external_id)
@@ -189,7 +204,9 @@ def documents_upsert(
             else:
                 document.chunks.all().delete()
                 result.updated += 1
-            _chunks_store(document=document, drafts=drafts, vectors=vectors[offset : offset + len(drafts)], provider=provider)
+            _chunks_store(
+                document=document, drafts=drafts, vectors=vectors[offset : offset + len(drafts)], provider=provider
+            )
             offset += len(drafts)
         ChunkEmbedding.objects.bulk_create(
             [
@@ -211,11 +228,13 @@ def ingestion_run_execute(*, run_id: int, progress: ProgressCallback | None = No
     before the failure stay (nothing is half-written: each batch is one transaction).
     A run that is not PENDING is returned unchanged (status guard).
     """
+    # Claim atomically: of two workers handed the same run, only one gets past this line.
+    claimed = IngestionRun.objects.filter(pk=run_id, status=IngestionRun.Status.PENDING).update(
+        status=IngestionRun.Status.RUNNING, started_at=timezone.now()
+    )
     run = IngestionRun.objects.get(pk=run_id)
-    if run.status != IngestionRun.Status.PENDING:
+    if not claimed:
         return run
-    run.status, run.started_at = IngestionRun.Status.RUNNING, timezone.now()
-    run.save(update_fields=["status", "started_at"])
     started = time.perf_counter()
     embed_ms = 0.0
     try:
@@ -249,8 +268,18 @@ def ingestion_run_execute(*, run_id: int, progress: ProgressCallback | None = No
                 for bad in result.invalid:
                     record_bad(bad)
                 batch.clear()
-            run.save(update_fields=["done", "created_count", "updated_count", "unchanged_count", "chunk_count",
-                                    "skipped_count", "error_count", "errors"])
+            run.save(
+                update_fields=[
+                    "done",
+                    "created_count",
+                    "updated_count",
+                    "unchanged_count",
+                    "chunk_count",
+                    "skipped_count",
+                    "error_count",
+                    "errors",
+                ]
+            )
             if progress:
                 progress(run.done, run.total)
 
@@ -290,6 +319,15 @@ def ingestion_run_execute(*, run_id: int, progress: ProgressCallback | None = No
     run.finished_at = timezone.now()
     run.save()
     return run
+
+
+def ingestion_run_abandon(*, run_id: int, reason: str) -> bool:
+    """Mark a RUNNING run FAILED with ``reason`` (its worker died); True when it was RUNNING."""
+    return bool(
+        IngestionRun.objects.filter(pk=run_id, status=IngestionRun.Status.RUNNING).update(
+            status=IngestionRun.Status.FAILED, error=reason, finished_at=timezone.now()
+        )
+    )
 
 
 def ingestion_run_relaunch(*, run_ids: Sequence[int]) -> list[IngestionRun]:

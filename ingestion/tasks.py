@@ -7,20 +7,28 @@ import logging
 from celery import shared_task
 
 from ingestion.models import IngestionRun
-from ingestion.services import ingestion_run_execute
+from ingestion.services import ingestion_run_abandon, ingestion_run_execute
 
 logger = logging.getLogger(__name__)
 
 
-@shared_task(acks_late=True)
-def ingestion_run_task(run_id: int) -> str:
-    """Execute ingestion run ``run_id``; quietly returns if it is gone or not PENDING.
+@shared_task(bind=True, acks_late=True, reject_on_worker_lost=False)
+def ingestion_run_task(self, run_id: int) -> str:  # type: ignore[no-untyped-def]
+    """Execute ingestion run ``run_id``; quietly returns if it is gone or already done.
 
-    Failures are recorded on the row (FAILED, with the error) by the service; they are not
-    retried, because a re-run of the same path is cheap (unchanged documents are skipped).
+    A redelivered message for a run still marked RUNNING means the worker that had it died
+    (killed, machine restart): the run is marked FAILED with that reason so the admin does not
+    show it running forever; the editor re-runs it (unchanged documents are skipped, so the
+    work already committed is not redone). Other failures are recorded on the row by the
+    service and not retried, for the same reason.
     """
     run = IngestionRun.objects.filter(pk=run_id).first()
-    if run is None or run.status != IngestionRun.Status.PENDING:
+    if run is None:
+        return "skipped"
+    if run.status == IngestionRun.Status.RUNNING and (self.request.delivery_info or {}).get("redelivered"):
+        ingestion_run_abandon(run_id=run_id, reason="the worker running this ingestion stopped; run it again")
+        return "abandoned"
+    if run.status != IngestionRun.Status.PENDING:
         return "skipped"
     try:
         run = ingestion_run_execute(run_id=run_id)

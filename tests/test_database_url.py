@@ -47,7 +47,9 @@ def test_migrate_on_server_without_pgvector_fails_with_clear_message() -> None:
         env = dict(os.environ)
         for key in ("EMBEDDED_PGDATA", "EMBEDDED_PGDATABASE"):
             env.pop(key, None)
-        env.update(DATABASE_URL=f"postgres://postgres@127.0.0.1:5432/{name}", DJANGO_SETTINGS_MODULE="zolsearch.settings")
+        env.update(
+            DATABASE_URL=f"postgres://postgres@127.0.0.1:5432/{name}", DJANGO_SETTINGS_MODULE="zolsearch.settings"
+        )
 
         result = subprocess.run(
             [sys.executable, "manage.py", "migrate", "--noinput"],

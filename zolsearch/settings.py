@@ -19,11 +19,11 @@ env = environ.Env()
 if (BASE_DIR / ".env").exists():
     environ.Env.read_env(BASE_DIR / ".env")
 
-DEBUG = env.bool("DJANGO_DEBUG", default=True)
+# Local (embedded database) runs default to DEBUG; a deployment on DATABASE_URL defaults to
+# production mode, where the secret key has no default.
+DEBUG = env.bool("DJANGO_DEBUG", default=not env("DATABASE_URL", default=""))
 SECRET_KEY = (
-    env("DJANGO_SECRET_KEY", default="insecure-local-development-key-change-me")
-    if DEBUG
-    else env("DJANGO_SECRET_KEY")
+    env("DJANGO_SECRET_KEY", default="insecure-local-development-key-change-me") if DEBUG else env("DJANGO_SECRET_KEY")
 )
 ALLOWED_HOSTS = env.list("DJANGO_ALLOWED_HOSTS", default=["127.0.0.1", "localhost", "testserver"])
 
@@ -111,6 +111,7 @@ CELERY_TASK_IGNORE_RESULT = True
 CELERY_TASK_ALWAYS_EAGER = env.bool("CELERY_TASK_ALWAYS_EAGER", default=False)
 CELERY_TASK_ACKS_LATE = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+# Enforced by the prefork pool that `make run` starts (the solo pool ignores them).
 CELERY_TASK_SOFT_TIME_LIMIT = env.int("CELERY_TASK_SOFT_TIME_LIMIT", default=3 * 3600)
 CELERY_TASK_TIME_LIMIT = env.int("CELERY_TASK_TIME_LIMIT", default=3 * 3600 + 300)
 

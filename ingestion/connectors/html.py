@@ -16,12 +16,75 @@ from lxml import etree, html
 from ingestion.connectors.base import BadRecord, Connector, ConnectorError, DocumentRecord, Record, Section
 
 _DROP = ("nav", "header", "footer", "script", "style", "noscript", "form", "aside", "template", "svg", "button")
-_HEADINGS = {"h1", "h2", "h3", "h4"}
-_BLOCKS = {"p", "li", "td", "th", "dd", "dt", "blockquote", "pre", "div", "section", "tr"}
+_HEADINGS = {"h1", "h2", "h3", "h4", "h5", "h6"}
+# Elements that start a new line of text; everything else (a, span, strong, …) is inline.
+_BLOCKS = {
+    "p",
+    "li",
+    "td",
+    "th",
+    "dd",
+    "dt",
+    "blockquote",
+    "pre",
+    "div",
+    "section",
+    "tr",
+    "ul",
+    "ol",
+    "dl",
+    "table",
+    "tbody",
+    "thead",
+    "article",
+    "main",
+    "body",
+    "figure",
+    "figcaption",
+    "address",
+    "br",
+}
 
 
 def _clean(text: str) -> str:
     return " ".join(text.split())
+
+
+def _walk(element: etree._Element) -> Iterator[tuple[str, str]]:
+    """Yield ``("heading", text)`` and ``("line", text)`` in document order.
+
+    Inline text is gathered into one line until the next block or heading starts, so text that
+    sits directly in a container, list items and the text after a nested list are each kept
+    once; inline pieces are joined as the browser shows them (no added spaces).
+    """
+    buffer: list[str] = []
+
+    def flush() -> Iterator[tuple[str, str]]:
+        line = _clean("".join(buffer))
+        buffer.clear()
+        if line:
+            yield ("line", line)
+
+    def visit(node: etree._Element) -> Iterator[tuple[str, str]]:
+        tag = node.tag if isinstance(node.tag, str) else ""
+        if tag in _HEADINGS:
+            yield from flush()
+            yield ("heading", _clean(" ".join(node.itertext())))
+        elif tag in _BLOCKS or node is element:
+            yield from flush()
+            buffer.append(node.text or "")
+            for child in node:
+                yield from visit(child)
+                buffer.append(child.tail or "")
+            yield from flush()
+        elif tag:
+            buffer.append(node.text or "")
+            for child in node:
+                yield from visit(child)
+                buffer.append(child.tail or "")
+
+    yield from visit(element)
+    yield from flush()
 
 
 class HTMLConnector(Connector):
@@ -63,29 +126,30 @@ class HTMLConnector(Connector):
         for element in root.xpath("|".join(f"//{tag}" for tag in _DROP) + "|//*[@role='navigation']"):
             element.drop_tree()
         main = next(
-            (found[0] for found in (root.xpath("//main"), root.xpath("//article"), root.xpath("//*[@role='main']")) if found),
+            (
+                found[0]
+                for found in (root.xpath("//main"), root.xpath("//article"), root.xpath("//*[@role='main']"))
+                if found
+            ),
             root.find("body") if root.find("body") is not None else root,
         )
         sections: list[Section] = []
         heading, lines = "", []
-        for element in main.iter():
-            if not isinstance(element.tag, str):
-                continue
-            if element.tag in _HEADINGS:
+        for kind, text in _walk(main):
+            if kind == "heading":
                 if lines:
                     sections.append(Section(heading=heading, text="\n".join(lines)))
-                heading, lines = _clean(element.text_content()), []
-            elif element.tag in _BLOCKS and not any(child.tag in _BLOCKS for child in element if isinstance(child.tag, str)):
-                text = _clean(element.text_content())
-                if text:
-                    lines.append(text)
+                heading, lines = text, []
+            elif text:
+                lines.append(text)
         if lines:
             sections.append(Section(heading=heading, text="\n".join(lines)))
         if not sections:
             yield BadRecord(location=relative, message="no main text found")
             return
         yield DocumentRecord(
-            external_id=f"html:{relative}",
+            # A canonical url identifies the page wherever the saved copy lies; else the path.
+            external_id=f"html:{url}" if canonical else f"html:{relative}",
             url=url,
             title=title,
             sections=tuple(sections),

@@ -12,7 +12,15 @@ from pathlib import Path
 
 from lxml import etree
 
-from ingestion.connectors.base import BadRecord, Connector, ConnectorError, DocumentRecord, Record, Section, SkippedRecord
+from ingestion.connectors.base import (
+    BadRecord,
+    Connector,
+    ConnectorError,
+    DocumentRecord,
+    Record,
+    Section,
+    SkippedRecord,
+)
 
 
 def _text(element: etree._Element | None) -> str:
@@ -69,7 +77,9 @@ class MedQuADConnector(Connector):
             yield BadRecord(location=str(unit), message="Document lacks its 'source' or 'id' attribute")
             return
         focus = _text(root.find("Focus") if root.find("Focus") is not None else root.find("doctitle-focus"))
-        annotations = next((a for a in (root.find(t) for t in ("FocusAnnotations", "UMLS", "umls")) if a is not None), None)
+        annotations = next(
+            (a for a in (root.find(t) for t in ("FocusAnnotations", "UMLS", "umls")) if a is not None), None
+        )
 
         def values(*tags: str) -> list[str]:
             if annotations is None:
@@ -79,7 +89,9 @@ class MedQuADConnector(Connector):
         cuis, synonyms = values("CUI", "cui"), values("Synonym", "synonym")
         semantic_types = values("SemanticType", "semanticType")
         group = next(iter(values("SemanticGroup", "semanticGroup")), "")
-        pair_tag, question_tag, answer_tag = ("pair", "question", "answer") if legacy else ("QAPair", "Question", "Answer")
+        pair_tag, question_tag, answer_tag = (
+            ("pair", "question", "answer") if legacy else ("QAPair", "Question", "Answer")
+        )
         for pair in root.iter(pair_tag):
             pid = pair.get("pid") or ""
             external_id = f"medquad:{source}:{doc_id}:{pid}"

@@ -15,9 +15,16 @@ pytestmark = pytest.mark.django_db
 
 @pytest.mark.parametrize(
     "url_name",
-    ["admin:ingestion_source_changelist", "admin:ingestion_document_changelist", "admin:ingestion_ingestionrun_changelist", "admin:search_answer_changelist"],
+    [
+        "admin:ingestion_source_changelist",
+        "admin:ingestion_document_changelist",
+        "admin:ingestion_ingestionrun_changelist",
+        "admin:search_answer_changelist",
+    ],
 )
-def test_list_pages_render_with_a_bounded_number_of_queries(admin_client, django_assert_max_num_queries, url_name: str) -> None:  # type: ignore[no-untyped-def]
+def test_list_pages_render_with_a_bounded_number_of_queries(
+    admin_client, django_assert_max_num_queries, url_name: str
+) -> None:  # type: ignore[no-untyped-def]
     search_answer(request=SearchRequest(question="What is Holmes-Adie syndrome?"))
     with django_assert_max_num_queries(15):
         response = admin_client.get(reverse(url_name))
@@ -46,7 +53,9 @@ def test_answers_filter_by_gate_result(admin_client, settings) -> None:  # type:
     assert Answer.objects.count() == 2
 
 
-def test_editor_starts_an_ingestion_run_from_the_admin(admin_client, fixtures_dir, django_capture_on_commit_callbacks, settings) -> None:  # type: ignore[no-untyped-def]
+def test_editor_starts_an_ingestion_run_from_the_admin(
+    admin_client, fixtures_dir, django_capture_on_commit_callbacks, settings
+) -> None:  # type: ignore[no-untyped-def]
     """GIVEN the add form WHEN an editor picks the 'html' connector and a folder and saves
     THEN a run is stored and, after commit, executed by the Celery task (eager here), with
     progress and counts on the row."""
@@ -65,11 +74,13 @@ def test_editor_starts_an_ingestion_run_from_the_admin(admin_client, fixtures_di
     assert response.status_code == 302
     run = IngestionRun.objects.latest("created_at")
     assert (run.connector, run.status, run.created_count, run.done, run.total) == ("html", "succeeded", 2, 2, 2)
-    assert Document.objects.filter(external_id="html:cardiologie/index.html").exists()
+    assert Document.objects.filter(external_id="html:https://voorbeeld.ziekenhuis.test/afdelingen/cardiologie").exists()
 
 
 def test_add_form_rejects_a_missing_path(admin_client) -> None:  # type: ignore[no-untyped-def]
-    response = admin_client.post(reverse("admin:ingestion_ingestionrun_add"), {"connector": "medquad", "path": "/nope/nothing"})
+    response = admin_client.post(
+        reverse("admin:ingestion_ingestionrun_add"), {"connector": "medquad", "path": "/nope/nothing"}
+    )
     assert response.status_code == 200
     assert "Nothing found at /nope/nothing" in response.content.decode()
     assert not IngestionRun.objects.filter(path="/nope/nothing").exists()
@@ -78,7 +89,12 @@ def test_add_form_rejects_a_missing_path(admin_client) -> None:  # type: ignore[
 def test_rerun_action_queues_a_new_run(admin_client, fixtures_dir, django_capture_on_commit_callbacks) -> None:  # type: ignore[no-untyped-def]
     from zolsearch.celery import app
 
-    old = IngestionRun.objects.create(connector="html", path=str(fixtures_dir / "html"), status="succeeded", options={"limit": None, "subsets": [], "source_key": ""})
+    old = IngestionRun.objects.create(
+        connector="html",
+        path=str(fixtures_dir / "html"),
+        status="succeeded",
+        options={"limit": None, "subsets": [], "source_key": ""},
+    )
     app.conf.task_always_eager = True
     try:
         with django_capture_on_commit_callbacks(execute=True):

@@ -132,7 +132,7 @@ def test_html_keeps_main_text_and_headings(fixtures_dir: Path) -> None:
     THEN title, canonical url, language, sections per heading and only the main text remain."""
     records = _all("html", fixtures_dir / "html")
     by_id = {r.external_id: r for r in records}
-    page = by_id["html:cardiologie/index.html"]
+    page = by_id["html:https://voorbeeld.ziekenhuis.test/afdelingen/cardiologie"]  # canonical url is the identity
     assert page.title == "Cardiologie | Voorbeeldziekenhuis (voorbeelddata)"
     assert page.url == "https://voorbeeld.ziekenhuis.test/afdelingen/cardiologie"
     assert page.language == "nl"
@@ -145,3 +145,20 @@ def test_html_keeps_main_text_and_headings(fixtures_dir: Path) -> None:
     short = by_id["html:spoed.htm"]
     assert short.url == "file:///spoed.htm"
     assert "Navigatie" not in short.sections[0].text and "dag en nacht open" in short.sections[0].text
+
+
+def test_html_text_in_containers_lists_and_inline_elements(tmp_path: Path) -> None:
+    """GIVEN text directly in a div around a list, a heading nested in a div, and text in <body>
+    THEN every piece is kept once, in order, without glued sentences or leaked headings."""
+    (tmp_path / "a.html").write_text(
+        "<html><body><main><div>Bel 089 32 50 50 voor een <b>afspraak</b>.<ul><li>Maandag open.</li></ul>"
+        "Daarna dicht.</div><div><h2>Parking</h2></div><p>Gratis.</p></main></body></html>"
+    )
+    (tmp_path / "b.html").write_text("<html><body>Tekst direct in body.</body></html>")
+    by_id = {r.external_id: r for r in _all("html", tmp_path)}
+    sections = by_id["html:a.html"].sections
+    assert [(s.heading, s.text) for s in sections] == [
+        ("", "Bel 089 32 50 50 voor een afspraak.\nMaandag open.\nDaarna dicht."),
+        ("Parking", "Gratis."),
+    ]
+    assert by_id["html:b.html"].sections[0].text == "Tekst direct in body."

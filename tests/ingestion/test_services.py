@@ -23,8 +23,19 @@ def _write_jsonl(path: Path, rows: list[dict]) -> Path:
 
 def _rows(text_two: str = "Hartfalen wordt behandeld op de dienst cardiologie.") -> list[dict]:
     return [
-        {"external_id": "t:1", "url": "https://x.test/1", "title": "Spoed", "text": "De spoeddienst is altijd open. Bel 112 bij levensgevaar."},
-        {"external_id": "t:2", "url": "https://x.test/2", "title": "Hart", "text": text_two, "questions": ["Waar wordt hartfalen behandeld?"]},
+        {
+            "external_id": "t:1",
+            "url": "https://x.test/1",
+            "title": "Spoed",
+            "text": "De spoeddienst is altijd open. Bel 112 bij levensgevaar.",
+        },
+        {
+            "external_id": "t:2",
+            "url": "https://x.test/2",
+            "title": "Hart",
+            "text": text_two,
+            "questions": ["Waar wordt hartfalen behandeld?"],
+        },
     ]
 
 
@@ -44,11 +55,16 @@ def test_reingest_of_unchanged_documents_embeds_nothing(tmp_path: Path) -> None:
     first = _ingest(path)
     assert (first.status, first.created_count, first.unchanged_count) == ("succeeded", 2, 0)
     assert first.chunk_count == Chunk.objects.filter(document__external_id__in=["t:1", "t:2"]).count() > 0
-    vector_ids = set(ChunkEmbedding.objects.filter(chunk__document__external_id__in=["t:1", "t:2"]).values_list("id", flat=True))
+    vector_ids = set(
+        ChunkEmbedding.objects.filter(chunk__document__external_id__in=["t:1", "t:2"]).values_list("id", flat=True)
+    )
 
     second = _ingest(path)
     assert (second.created_count, second.updated_count, second.unchanged_count, second.chunk_count) == (0, 0, 2, 0)
-    assert set(ChunkEmbedding.objects.filter(chunk__document__external_id__in=["t:1", "t:2"]).values_list("id", flat=True)) == vector_ids
+    assert (
+        set(ChunkEmbedding.objects.filter(chunk__document__external_id__in=["t:1", "t:2"]).values_list("id", flat=True))
+        == vector_ids
+    )
     assert second.progress_seen[-1] == (2, 2)  # type: ignore[attr-defined]
 
 
@@ -81,7 +97,15 @@ def test_contextual_retrieval_text_and_metadata(fixtures_dir: Path) -> None:
 
 
 def test_summary_is_stored_not_embedded(tmp_path: Path) -> None:
-    rows = [{"external_id": "s:1", "url": "https://x.test/s", "title": "T", "text": "Body text here.", "summary": "UNIQUE-SUMMARY-TOKEN"}]
+    rows = [
+        {
+            "external_id": "s:1",
+            "url": "https://x.test/s",
+            "title": "T",
+            "text": "Body text here.",
+            "summary": "UNIQUE-SUMMARY-TOKEN",
+        }
+    ]
     _ingest(_write_jsonl(tmp_path / "s.jsonl", rows))
     document = Document.objects.get(external_id="s:1")
     assert document.summary == "UNIQUE-SUMMARY-TOKEN"
@@ -122,7 +146,10 @@ def test_model_switch_adds_vectors_without_rechunking(tmp_path: Path, settings) 
     from django.db import connection
 
     with connection.cursor() as cursor:
-        cursor.execute("SELECT indexdef FROM pg_indexes WHERE indexname = %s", [embedding_index_name(model_key="e5-small-q4", dimensions=384)])
+        cursor.execute(
+            "SELECT indexdef FROM pg_indexes WHERE indexname = %s",
+            [embedding_index_name(model_key="e5-small-q4", dimensions=384)],
+        )
         indexdef = cursor.fetchone()[0]
     assert "hnsw" in indexdef and "vector_cosine_ops" in indexdef and "e5-small-q4" in indexdef
 
@@ -156,4 +183,41 @@ def test_an_invalid_document_is_reported_not_fatal(tmp_path: Path) -> None:
     run = _ingest(_write_jsonl(tmp_path / "v.jsonl", rows))
     assert (run.status, run.created_count, run.error_count) == ("succeeded", 1, 1)
     assert run.errors[0]["location"] == "t:1" and "language" in run.errors[0]["message"]
-    assert Document.objects.filter(external_id="t:2").exists() and not Document.objects.filter(external_id="t:1").exists()
+    assert (
+        Document.objects.filter(external_id="t:2").exists() and not Document.objects.filter(external_id="t:1").exists()
+    )
+
+
+def test_another_source_cannot_overwrite_a_document(tmp_path: Path) -> None:
+    """GIVEN t:1 ingested under source 'a' WHEN source 'b' brings the same external id
+    THEN b's record is refused and reported, and a's document is unchanged."""
+    _ingest(_write_jsonl(tmp_path / "a.jsonl", _rows()), source_key="a")
+    rows = _rows()
+    rows[0]["text"] = "Iets heel anders."
+    run = _ingest(_write_jsonl(tmp_path / "b.jsonl", rows[:1]), source_key="b")
+    assert (run.status, run.created_count, run.updated_count, run.error_count) == ("succeeded", 0, 0, 1)
+    assert "already belongs to source 'a'" in run.errors[0]["message"]
+    document = Document.objects.get(external_id="t:1")
+    assert document.source.key == "a" and "spoeddienst" in document.chunks.get().text
+
+
+def test_unsafe_url_schemes_are_refused(tmp_path: Path) -> None:
+    rows = _rows()
+    rows[0]["url"] = "javascript:alert(1)"
+    run = _ingest(_write_jsonl(tmp_path / "u.jsonl", rows))
+    assert run.error_count == 1 and "url scheme not allowed" in run.errors[0]["message"]
+    assert not Document.objects.filter(external_id="t:1").exists()
+
+
+def test_a_run_is_claimed_once_and_a_dead_workers_run_can_be_abandoned(tmp_path: Path) -> None:
+    """GIVEN a run another worker already claimed (RUNNING) WHEN executed again THEN nothing
+    happens; WHEN its worker is reported lost THEN it is FAILED with the reason."""
+    from ingestion.services import ingestion_run_abandon
+
+    run = ingestion_run_create(connector="jsonl", path=str(_write_jsonl(tmp_path / "a.jsonl", _rows())))
+    IngestionRun.objects.filter(pk=run.id).update(status=IngestionRun.Status.RUNNING)
+    assert ingestion_run_execute(run_id=run.id).created_count == 0
+    assert ingestion_run_abandon(run_id=run.id, reason="worker lost")
+    run.refresh_from_db()
+    assert (run.status, run.error) == ("failed", "worker lost")
+    assert not ingestion_run_abandon(run_id=run.id, reason="again")  # only RUNNING runs

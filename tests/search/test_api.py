@@ -20,7 +20,9 @@ def test_search_returns_a_cited_answer_and_stores_it(django_assert_max_num_queri
     """GIVEN the ingested MedQuAD corpus WHEN a question about one of its pages is posted
     THEN the answer cites that page, the gate passed, and one Answer row records it all."""
     with django_assert_max_num_queries(13):  # constant: no query per candidate or citation
-        response = client.post("/search", json={"question": "What are the symptoms of ABCD syndrome?", "language": "en"})
+        response = client.post(
+            "/search", json={"question": "What are the symptoms of ABCD syndrome?", "language": "en"}
+        )
     assert response.status_code == 200, response.content
     body = response.json()
     assert set(body) == {"answer", "citations", "gate", "generator", "outcome", "language", "trace_id", "timings_ms"}
@@ -32,7 +34,9 @@ def test_search_returns_a_cited_answer_and_stores_it(django_assert_max_num_queri
     gate = body["gate"]
     assert gate["passed"] is True and gate["score"] >= gate["threshold"]
     assert gate["score"] == pytest.approx(0.7 * gate["context_alignment"] + 0.3 * gate["semantic_similarity"], abs=1e-5)
-    assert {"understand", "embed_query", "dense", "lexical", "fusion", "generate", "gate", "total"} <= set(body["timings_ms"])
+    assert {"understand", "embed_query", "dense", "lexical", "fusion", "generate", "gate", "total"} <= set(
+        body["timings_ms"]
+    )
 
     answer = Answer.objects.get(trace_id=uuid.UUID(body["trace_id"]))
     assert answer.question == "What are the symptoms of ABCD syndrome?"

@@ -65,9 +65,16 @@ def test_dutch_stemming_matches_inflected_forms() -> None:
     from ingestion.models import Source
 
     source = Source.objects.create(key="nltest", name="NL", connector="jsonl")
-    document = Document.objects.create(source=source, external_id="nl:1", url="https://x.test", title="Hart", language="nl", content_hash="x")
+    document = Document.objects.create(
+        source=source, external_id="nl:1", url="https://x.test", title="Hart", language="nl", content_hash="x"
+    )
     chunk = Chunk.objects.create(
-        document=document, position=0, text="De behandelingen van hartfalen.", embedded_text="De behandelingen van hartfalen.", token_count=5, language="nl"
+        document=document,
+        position=0,
+        text="De behandelingen van hartfalen.",
+        embedded_text="De behandelingen van hartfalen.",
+        token_count=5,
+        language="nl",
     )
     _, dutch = selectors.chunks_lexical_search(query="behandeling", language="nl", limit=5)
     _, english = selectors.chunks_lexical_search(query="behandeling", language="en", limit=5)
@@ -79,7 +86,9 @@ def test_filters_by_language_and_source() -> None:
     provider = embedding_provider_get()
     vector = provider.embed_query("symptoms of syndrome")
     assert selectors.chunks_dense_search(vector=vector, model_key=provider.key, limit=5, languages=["nl"]) == []
-    only_cdc = selectors.chunks_dense_search(vector=vector, model_key=provider.key, limit=5, sources=["medquad"], languages=["en"])
+    only_cdc = selectors.chunks_dense_search(
+        vector=vector, model_key=provider.key, limit=5, sources=["medquad"], languages=["en"]
+    )
     assert len(only_cdc) == 5
     _, lexical = selectors.chunks_lexical_search(query="syndrome", language="en", limit=5, sources=["nope"])
     assert lexical == []

@@ -208,7 +208,9 @@ def embedding_provider_get(key: str | None = None) -> EmbeddingProvider:
             elif key.startswith("openai:"):
                 model, _, dims = key.removeprefix("openai:").partition("@")
                 if not model:
-                    raise ValueError("EMBEDDING_MODEL 'openai:' needs a model name, e.g. 'openai:text-embedding-3-small'")
+                    raise ValueError(
+                        "EMBEDDING_MODEL 'openai:' needs a model name, e.g. 'openai:text-embedding-3-small'"
+                    )
                 _cache[key] = OpenAIEmbeddingProvider(
                     model=model,
                     base_url=settings.EMBEDDING_BASE_URL,

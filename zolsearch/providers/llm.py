@@ -8,6 +8,7 @@ fall back to extractive answers on :class:`LLMUnavailable`.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
 
 from django.conf import settings
 from tenacity import retry, retry_if_exception, stop_after_attempt, wait_random_exponential
@@ -48,7 +49,10 @@ class ChatLLM:
         )
         def call() -> str:
             response = self._client.chat.completions.create(
-                model=self.model, messages=list(messages), temperature=temperature, max_tokens=max_tokens  # type: ignore[arg-type]
+                model=self.model,
+                messages=list(messages),
+                temperature=temperature,
+                max_tokens=max_tokens,  # type: ignore[arg-type]
             )
             return (response.choices[0].message.content or "").strip() if response.choices else ""
 
@@ -61,12 +65,13 @@ class ChatLLM:
         return text
 
 
+@lru_cache(maxsize=8)
+def _chat_llm(model: str, base_url: str, api_key: str, timeout_s: float, max_retries: int) -> ChatLLM:
+    return ChatLLM(model=model, base_url=base_url, api_key=api_key, timeout_s=timeout_s, max_retries=max_retries)
+
+
 def chat_llm_get(model: str) -> ChatLLM:
-    """A client for ``model`` on the configured endpoint."""
-    return ChatLLM(
-        model=model,
-        base_url=settings.LLM_BASE_URL,
-        api_key=settings.LLM_API_KEY,
-        timeout_s=settings.LLM_TIMEOUT_S,
-        max_retries=settings.LLM_MAX_RETRIES,
+    """The process-wide client for ``model`` on the configured endpoint (connections reused)."""
+    return _chat_llm(
+        model, settings.LLM_BASE_URL, settings.LLM_API_KEY, settings.LLM_TIMEOUT_S, settings.LLM_MAX_RETRIES
     )

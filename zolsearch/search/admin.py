@@ -10,7 +10,16 @@ from zolsearch.search.models import Answer
 
 @admin.register(Answer)
 class AnswerAdmin(admin.ModelAdmin):
-    list_display = ("created_at", "short_question", "language", "outcome", "gate_passed", "gate_score", "generator", "embedding_model")
+    list_display = (
+        "created_at",
+        "short_question",
+        "language",
+        "outcome",
+        "gate_passed",
+        "gate_score",
+        "generator",
+        "embedding_model",
+    )
     list_filter = ("gate_passed", "outcome", "language", "generator", "embedding_model")
     search_fields = ("question", "answer", "trace_id")
     date_hierarchy = "created_at"

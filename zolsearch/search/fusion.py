@@ -4,12 +4,9 @@ Condorcet and individual Rank Learning Methods", SIGIR 2009)."""
 from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
-from typing import TypeVar
-
-K = TypeVar("K", bound=Hashable)
 
 
-def rrf_fuse(rankings: Sequence[Sequence[K]], *, k: int = 60) -> list[tuple[K, float]]:
+def rrf_fuse[K: Hashable](rankings: Sequence[Sequence[K]], *, k: int = 60) -> list[tuple[K, float]]:
     """Fuse ranked lists: ``score(d) = Σ_i 1 / (k + rank_i(d))`` with ranks starting at 1.
 
     ``rankings``: each a list of ids, best first (an id absent from a list adds nothing).

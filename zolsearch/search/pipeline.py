@@ -19,11 +19,11 @@ from django.conf import settings
 
 from ingestion.models import Chunk
 from zolsearch.providers.embeddings import EmbeddingModelMismatch, EmbeddingProvider, embedding_provider_get
+from zolsearch.search import selectors
 from zolsearch.search.config import PipelineConfig
 from zolsearch.search.fusion import rrf_fuse
 from zolsearch.search.gate import GateResult, gate_score
 from zolsearch.search.generation import Draft, answer_extractive, answer_llm, answer_plain
-from zolsearch.search import selectors
 
 logger = logging.getLogger(__name__)
 
@@ -101,8 +101,18 @@ class Stage:
 def _language_detector():  # type: ignore[no-untyped-def]
     from lingua import Language, LanguageDetectorBuilder
 
-    languages = [Language.DUTCH, Language.ENGLISH, Language.FRENCH, Language.GERMAN, Language.TURKISH,
-                 Language.ROMANIAN, Language.ARABIC, Language.SPANISH, Language.POLISH, Language.ITALIAN]
+    languages = [
+        Language.DUTCH,
+        Language.ENGLISH,
+        Language.FRENCH,
+        Language.GERMAN,
+        Language.TURKISH,
+        Language.ROMANIAN,
+        Language.ARABIC,
+        Language.SPANISH,
+        Language.POLISH,
+        Language.ITALIAN,
+    ]
     return LanguageDetectorBuilder.from_languages(*languages).with_preloaded_language_models().build()
 
 
@@ -249,8 +259,7 @@ STAGES: tuple[Stage, ...] = (
 FALLBACK = {
     "nl": "Ik kan deze vraag niet betrouwbaar beantwoorden met de informatie van het ziekenhuis. "
     "Voor hulp kan u terecht bij {contact}.",
-    "en": "I cannot answer this question reliably from the hospital's information. "
-    "For help, please contact {contact}.",
+    "en": "I cannot answer this question reliably from the hospital's information. For help, please contact {contact}.",
     "fr": "Je ne peux pas répondre de manière fiable à cette question avec les informations de "
     "l'hôpital. Pour de l'aide, contactez {contact}.",
 }

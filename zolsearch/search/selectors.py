@@ -67,9 +67,15 @@ def chunks_dense_search(
         .values_list("chunk_id", "distance")[:limit]
     )
     with transaction.atomic(), connection.cursor() as cursor:
-        cursor.execute(f"SET LOCAL hnsw.ef_search = {int(ef_search)}")
-        cursor.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
-        rows = list(queryset)
+        cursor.execute(f"SET LOCAL hnsw.ef_search = {int(ef_search)}; SET LOCAL hnsw.iterative_scan = relaxed_order")
+        try:
+            rows = list(queryset)
+        finally:
+            # Inside an outer transaction the atomic block is only a savepoint, and releasing it
+            # keeps SET LOCAL values: restore them so later queries are not affected.
+            cursor.execute("SET LOCAL hnsw.ef_search TO DEFAULT; SET LOCAL hnsw.iterative_scan TO DEFAULT")
+    # relaxed_order may return rows slightly out of distance order (pgvector docs): re-sort.
+    rows.sort(key=lambda row: row[1])
     return [(chunk_id, 1.0 - float(distance)) for chunk_id, distance in rows]
 
 
@@ -83,9 +89,11 @@ def chunks_exact_search(*, vector: np.ndarray, model_key: str, limit: int) -> li
         .values_list("chunk_id", flat=True)[:limit]
     )
     with transaction.atomic(), connection.cursor() as cursor:
-        cursor.execute("SET LOCAL enable_indexscan = off")
-        cursor.execute("SET LOCAL enable_bitmapscan = off")
-        return list(queryset)
+        cursor.execute("SET LOCAL enable_indexscan = off; SET LOCAL enable_bitmapscan = off")
+        try:
+            return list(queryset)
+        finally:
+            cursor.execute("SET LOCAL enable_indexscan TO DEFAULT; SET LOCAL enable_bitmapscan TO DEFAULT")
 
 
 def lexical_backend() -> str:

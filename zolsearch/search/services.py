@@ -72,7 +72,8 @@ def answer_record(*, state: SearchState) -> Answer:
 def search_answer(*, request: SearchRequest, config: PipelineConfig | None = None) -> tuple[SearchState, Answer]:
     """Answer ``request`` with ``config`` (default: from settings) and store the ``Answer``.
 
-    Raises ``InvalidQuestion``, ``IndexEmpty`` or ``EmbeddingModelMismatch`` (nothing stored).
+    Raises ``InvalidQuestion``, ``IndexEmpty``, ``EmbeddingModelMismatch`` or
+    ``EmbeddingUnavailable`` (nothing stored).
     """
     state = pipeline_run(request=request, config=config or pipeline_config_default())
     return state, answer_record(state=state)

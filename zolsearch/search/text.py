@@ -8,15 +8,52 @@ the Dutch "Dr. Janssens" after "Dr.". Stemming uses the Snowball stemmers (snowb
 from __future__ import annotations
 
 import re
+import threading
 from functools import lru_cache
 
 import snowballstemmer
 
 # Abbreviations that end in a period but do not end a sentence (Dutch and English).
 _ABBREVIATIONS = {
-    "dr", "drs", "prof", "mr", "mrs", "ms", "st", "vs", "etc", "e.g", "i.e", "fig", "no", "nr",
-    "bv", "b.v", "o.a", "a.u.b", "d.w.z", "m.a.w", "enz", "evt", "ca", "tel", "max", "min",
-    "approx", "dept", "jr", "sr", "inc", "ltd", "co", "resp", "incl", "excl", "z.g.a", "p", "pp",
+    "dr",
+    "drs",
+    "prof",
+    "mr",
+    "mrs",
+    "ms",
+    "st",
+    "vs",
+    "etc",
+    "e.g",
+    "i.e",
+    "fig",
+    "no",
+    "nr",
+    "bv",
+    "b.v",
+    "o.a",
+    "a.u.b",
+    "d.w.z",
+    "m.a.w",
+    "enz",
+    "evt",
+    "ca",
+    "tel",
+    "max",
+    "min",
+    "approx",
+    "dept",
+    "jr",
+    "sr",
+    "inc",
+    "ltd",
+    "co",
+    "resp",
+    "incl",
+    "excl",
+    "z.g.a",
+    "p",
+    "pp",
 }
 _BOUNDARY = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9À-Ý])|\n\s*\n|(?<=:)\s*\n")
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
@@ -59,10 +96,15 @@ def _stemmer(language: str) -> snowballstemmer.stemmer:
     return snowballstemmer.stemmer(_SNOWBALL.get(language, "english"))
 
 
+_stem_lock = threading.Lock()
+
+
 @lru_cache(maxsize=200_000)
 def _stem(language: str, word: str) -> str:
     # Snowball in pure Python costs ~20 µs a word; answers reuse the same words all the time.
-    return _stemmer(language).stemWord(word)
+    # The stemmer object keeps state between calls (current, cursor, limit): one at a time.
+    with _stem_lock:
+        return _stemmer(language).stemWord(word)
 
 
 def terms_stem(text: str, *, language: str) -> list[str]:

@@ -1,8 +1,8 @@
 """TREC run files (trec_eval's format): ``qid Q0 docno rank score tag``, one line per hit.
 
 Ranks start at 1 and scores decrease down each query's list, which is what trec_eval sorts on
-(it reads the score, not the rank; ties are broken by docno, so we keep scores strictly
-ordered by rank when writing).
+(it reads the score, not the rank; ties are broken by docno, so :func:`ranked_documents`
+makes scores strictly decreasing down each list).
 """
 
 from __future__ import annotations
@@ -65,13 +65,18 @@ def ranked_documents(chunk_scores: Sequence[dict[str, object]], *, k: int) -> li
     """Documents of a ranked chunk list, each at its best chunk's rank: ``[(external_id, score)]``.
 
     ``chunk_scores`` is ``Answer.chunk_scores`` (rank order, with ``external_id`` and ``rrf``).
-    Returns at most ``k`` documents, best first.
+    Returns at most ``k`` documents, best first, with strictly decreasing scores: RRF ties are
+    common and trec_eval breaks score ties by docno, not by our rank, so a tied score is
+    lowered by 1e-6 per position (scores are written with six decimals).
     """
     seen: dict[str, float] = {}
+    previous = float("inf")
     for row in chunk_scores:
         external_id = row.get("external_id")
         if isinstance(external_id, str) and external_id not in seen:
-            seen[external_id] = float(row.get("rrf") or 0.0)  # type: ignore[arg-type]
+            score = min(float(row.get("rrf") or 0.0), previous - 1e-6)  # type: ignore[arg-type]
+            seen[external_id] = round(score, 6)
+            previous = seen[external_id]
         if len(seen) >= k:
             break
     return list(seen.items())

@@ -17,7 +17,9 @@ class Command(BaseCommand):
         parser.add_argument("path")
         parser.add_argument("--limit", type=int, default=None, help="Stop after N documents.")
         parser.add_argument("--subsets", nargs="*", default=[], help="MedQuAD folders, e.g. GARD CancerGov.")
-        parser.add_argument("--source", default="", help="Source key to file documents under (default: the connector's).")
+        parser.add_argument(
+            "--source", default="", help="Source key to file documents under (default: the connector's)."
+        )
         parser.add_argument("--background", action="store_true", help="Queue a Celery task instead of running here.")
 
     def handle(self, *args: object, **options: object) -> None:

@@ -7,6 +7,7 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from tqdm import tqdm
 
+from zolsearch.providers.embeddings import EmbeddingModelMismatch, EmbeddingUnavailable
 from zolsearch.search.config import pipeline_config_default
 from zolsearch.search.pipeline import InvalidQuestion, SearchError, SearchRequest
 from zolsearch.search.services import search_answer
@@ -37,26 +38,48 @@ class Command(BaseCommand):
             qid, sep, question = line.partition("\t")
             if not sep or not qid.strip() or not question.strip():
                 raise CommandError(f"{path}:{number}: expected 'qid<TAB>question', got {line!r}")
+            if any(ch.isspace() for ch in qid.strip()):
+                raise CommandError(f"{path}:{number}: a TREC qid cannot contain whitespace: {qid.strip()!r}")
             queries.append((qid.strip(), question.strip()))
         base = pipeline_config_default()
         depth = max(base.top_k, 2 * k)
+        # Only the ranking goes into the run file: extractive answers keep the batch fast and
+        # free (no LLM calls); hnsw.ef_search must stay ≥ the candidate count.
         config = base.with_overrides(
-            top_k=depth, dense_candidates=max(base.dense_candidates, depth), lexical_candidates=max(base.lexical_candidates, depth)
+            top_k=depth,
+            dense_candidates=max(base.dense_candidates, depth),
+            lexical_candidates=max(base.lexical_candidates, depth),
+            hnsw_ef_search=max(base.hnsw_ef_search, depth),
+            generator="extractive",
+            llm_model="",
         )
-        hits: list[TrecHit] = []
-        failed = 0
-        for qid, question in tqdm(queries, desc="search_batch", disable=options["verbosity"] == 0):
-            try:
-                _, answer = search_answer(request=SearchRequest(question=question, language=options["language"]), config=config)  # type: ignore[arg-type]
-            except InvalidQuestion as exc:
-                self.stderr.write(f"{qid}: skipped: {exc}")
-                failed += 1
-                continue
-            except SearchError as exc:
-                raise CommandError(str(exc)) from exc
-            for rank, (docno, score) in enumerate(ranked_documents(answer.chunk_scores, k=k), start=1):
-                hits.append(TrecHit(qid=qid, docno=docno, rank=rank, score=score, tag=str(options["tag"])))
         out = Path(str(options["out"]))
+        tag = str(options["tag"])
+        if any(ch.isspace() for ch in tag) or not tag:
+            raise CommandError("--tag must be one word")
+        failed = lines = 0
+        # Written query by query, so an interrupted batch keeps the queries it finished.
         with out.open("w", encoding="utf-8") as handle:
-            lines = trec_run_write(hits, handle)
-        self.stdout.write(self.style.SUCCESS(f"Wrote {lines} lines for {len(queries) - failed} queries to {out} ({failed} skipped)."))
+            for qid, question in tqdm(queries, desc="search_batch", disable=options["verbosity"] == 0):
+                try:
+                    _, answer = search_answer(
+                        request=SearchRequest(question=question, language=options["language"]), config=config
+                    )  # type: ignore[arg-type]
+                except InvalidQuestion as exc:
+                    self.stderr.write(f"{qid}: skipped: {exc}")
+                    failed += 1
+                    continue
+                except (SearchError, EmbeddingModelMismatch, EmbeddingUnavailable) as exc:
+                    raise CommandError(f"{qid}: {exc} (the run file holds the queries before it)") from exc
+                ranked = ranked_documents(answer.chunk_scores, k=k)
+                lines += trec_run_write(
+                    (
+                        TrecHit(qid=qid, docno=docno, rank=rank, score=score, tag=tag)
+                        for rank, (docno, score) in enumerate(ranked, start=1)
+                    ),
+                    handle,
+                )
+                handle.flush()
+        self.stdout.write(
+            self.style.SUCCESS(f"Wrote {lines} lines for {len(queries) - failed} queries to {out} ({failed} skipped).")
+        )

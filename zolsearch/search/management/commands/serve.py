@@ -20,6 +20,7 @@ from django.core.management.base import BaseCommand, CommandParser
 
 from ingestion.models import ChunkEmbedding
 from zolsearch.providers.embeddings import embedding_provider_get
+from zolsearch.search.pipeline import language_detect
 
 
 class Command(BaseCommand):
@@ -31,18 +32,32 @@ class Command(BaseCommand):
 
     def handle(self, *args: object, **options: object) -> None:
         call_command("migrate", interactive=False, verbosity=0)
-        self.stdout.write("Database ready (%s)." % ("embedded PostgreSQL 17" if settings.DATABASES["default"].get("EMBEDDED_PGDATA") else "DATABASE_URL"))
+        database = "embedded PostgreSQL 17" if settings.DATABASES["default"].get("EMBEDDED_PGDATA") else "DATABASE_URL"
+        self.stdout.write(f"Database ready ({database}).")
         provider = embedding_provider_get()
         if not ChunkEmbedding.objects.filter(model_key=provider.key).exists():
-            self.stdout.write(f"Index empty for {provider.key}: ingesting the bundled MedQuAD slice ({settings.DEMO_CORPUS_PATH}) …")
+            self.stdout.write(
+                f"Index empty for {provider.key}: ingesting the bundled MedQuAD slice ({settings.DEMO_CORPUS_PATH}) …"
+            )
             call_command("ingest", "medquad", str(settings.DEMO_CORPUS_PATH))
         self._admin_login()
-        provider.embed_query("warm-up")  # load the model before the first request
+        provider.embed_query("warm-up")  # load the models before the first request
+        language_detect("warm-up", default="nl")
 
         worker = None
         if not options["no_worker"]:
             worker = subprocess.Popen(
-                [sys.executable, "-m", "celery", "-A", "zolsearch", "worker", "--pool=solo", "--loglevel=WARNING"],
+                [
+                    sys.executable,
+                    "-m",
+                    "celery",
+                    "-A",
+                    "zolsearch",
+                    "worker",
+                    "--pool=prefork",
+                    "--concurrency=1",
+                    "--loglevel=WARNING",
+                ],
                 env=os.environ.copy(),
             )
         host = str(options["addrport"])
@@ -51,9 +66,9 @@ class Command(BaseCommand):
                 f"\nZOL Search is running:\n"
                 f"  search API   POST http://{host}/api/v1/search  (OpenAPI docs: http://{host}/api/v1/docs)\n"
                 f"  admin        http://{host}/admin/\n"
-                f"  worker       {'Celery, pid %s' % worker.pid if worker else 'not started'}\n"
+                f"  worker       {f'Celery, pid {worker.pid}' if worker else 'not started'}\n"
                 f"Try: curl -s -X POST http://{host}/api/v1/search -H 'Content-Type: application/json' "
-                f"-d '{{\"question\": \"What are the symptoms of Alzheimer disease?\"}}'\n"
+                f'-d \'{{"question": "What are the symptoms of Alzheimer disease?"}}\'\n'
             )
         )
         try:
@@ -74,10 +89,14 @@ class Command(BaseCommand):
             hint = f" (generated password in {password_file})" if password_file.exists() else ""
             self.stdout.write(f"Admin login: an admin account exists{hint}.")
             return
-        password = os.environ.get("DJANGO_SUPERUSER_PASSWORD") or secrets.token_urlsafe(12)
+        chosen = os.environ.get("DJANGO_SUPERUSER_PASSWORD")
+        password = chosen or secrets.token_urlsafe(12)
         users.objects.create_superuser("admin", "admin@localhost", password)
-        if not os.environ.get("DJANGO_SUPERUSER_PASSWORD"):
-            password_file.parent.mkdir(parents=True, exist_ok=True)
-            password_file.write_text(password + "\n")
-            password_file.chmod(0o600)
+        if chosen:
+            self.stdout.write("Admin login created: user 'admin' with the password in DJANGO_SUPERUSER_PASSWORD.")
+            return
+        password_file.parent.mkdir(parents=True, exist_ok=True)
+        descriptor = os.open(password_file, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(descriptor, "w") as handle:
+            handle.write(password + "\n")
         self.stdout.write(f"Admin login created: user 'admin', password '{password}' (also in {password_file}).")
