@@ -48,7 +48,9 @@ def test_migrate_on_server_without_pgvector_fails_with_clear_message() -> None:
         for key in ("EMBEDDED_PGDATA", "EMBEDDED_PGDATABASE"):
             env.pop(key, None)
         env.update(
-            DATABASE_URL=f"postgres://postgres@127.0.0.1:5432/{name}", DJANGO_SETTINGS_MODULE="zolsearch.settings"
+            DATABASE_URL=f"postgres://postgres@127.0.0.1:5432/{name}",
+            DJANGO_SETTINGS_MODULE="zolsearch.settings",
+            DJANGO_SECRET_KEY="test-only-secret-for-a-production-mode-process",  # DATABASE_URL implies production mode
         )
 
         result = subprocess.run(

@@ -42,6 +42,7 @@ def test_document_page_shows_chunks_read_only(admin_client) -> None:  # type: ig
 
 
 def test_answers_filter_by_gate_result(admin_client, settings) -> None:  # type: ignore[no-untyped-def]
+    settings.GATE_THRESHOLDS = {"use-multilingual-v3": -1.0}  # everything passes
     search_answer(request=SearchRequest(question="What is Holmes-Adie syndrome?"))
     settings.GATE_THRESHOLDS = {"use-multilingual-v3": 1.01}
     search_answer(request=SearchRequest(question="What causes ABCD syndrome?"))

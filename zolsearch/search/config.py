@@ -39,7 +39,7 @@ class PipelineConfig:
     gate_enabled: bool = True
     generator: str = "extractive"
     llm_model: str = ""
-    hnsw_ef_search: int = 100
+    hnsw_ef_search: int = 200
 
     def as_dict(self) -> dict[str, Any]:
         """Plain JSON-ready dict of every field."""
