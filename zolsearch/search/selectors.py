@@ -112,7 +112,10 @@ def _filter_sql(languages: Sequence[str], sources: Sequence[str]) -> tuple[str, 
         sql += " AND c.language = ANY(%s)"
         params.append(list(languages))
     if sources:
-        sql += " AND d.source_id IN (SELECT id FROM ingestion_source WHERE key = ANY(%s))"
+        sql += (
+            " AND c.document_id IN (SELECT d.id FROM ingestion_document d JOIN ingestion_source s"
+            " ON s.id = d.source_id WHERE s.key = ANY(%s))"
+        )
         params.append(list(sources))
     return sql, params
 
@@ -133,26 +136,28 @@ def chunks_lexical_search(
     filter_sql, filter_params = _filter_sql(languages, sources)
     if backend == "paradedb":
         alias = "text_nl" if language == "nl" else "text_en"
+        # No join and a plain ORDER BY score: pg_search then runs its TopN scan (measured on
+        # full MedQuAD: 66 ms p50 with a join and an id tie-break, see docs/BENCHMARKS.md).
         sql = (
             "SELECT c.id, pdb.score(c.id) AS score FROM ingestion_chunk c "
-            "JOIN ingestion_document d ON d.id = c.document_id "
             f"WHERE c.embedded_text::pdb.alias('{alias}') ||| %s{filter_sql} "
-            "ORDER BY score DESC, c.id LIMIT %s"
+            "ORDER BY score DESC LIMIT %s"
         )
         params: list[object] = [" ".join(words), *filter_params, limit]
     else:
         config = "dutch" if language == "nl" else "english"
         sql = (
             f"SELECT c.id, ts_rank_cd(to_tsvector('{config}', c.embedded_text), q) AS score "
-            f"FROM ingestion_chunk c JOIN ingestion_document d ON d.id = c.document_id, "
-            f"to_tsquery('{config}', %s) q "
+            f"FROM ingestion_chunk c, to_tsquery('{config}', %s) q "
             f"WHERE to_tsvector('{config}', c.embedded_text) @@ q{filter_sql} "
             "ORDER BY score DESC, c.id LIMIT %s"
         )
         params = [" | ".join(words), *filter_params, limit]
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
-        return backend, [(row[0], float(row[1])) for row in cursor.fetchall()]
+        rows = [(row[0], float(row[1])) for row in cursor.fetchall()]
+    rows.sort(key=lambda row: (-row[1], row[0]))  # deterministic order for equal scores
+    return backend, rows
 
 
 def chunks_by_ids(ids: Sequence[int]) -> dict[int, Chunk]:
