@@ -6,12 +6,14 @@ from django.http import HttpRequest, HttpResponse
 from ninja import NinjaAPI
 from ninja.errors import ValidationError
 
+from taxonomy.api import router as taxonomy_router
 from zolsearch.providers.embeddings import EmbeddingModelMismatch, EmbeddingUnavailable
 from zolsearch.search.api import router as search_router
 from zolsearch.search.pipeline import IndexEmpty, InvalidQuestion
 
 api = NinjaAPI(title="ZOL Search API", version="1", urls_namespace="api-v1", docs_url="/docs")
 api.add_router("/", search_router)
+api.add_router("/taxonomy", taxonomy_router)
 
 
 @api.exception_handler(InvalidQuestion)

@@ -12,6 +12,7 @@ import secrets
 import signal
 import subprocess
 import sys
+from pathlib import Path
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
@@ -84,7 +85,7 @@ class Command(BaseCommand):
     def _admin_login(self) -> None:
         """Create user ``admin`` once; its password is DJANGO_SUPERUSER_PASSWORD or generated."""
         users = get_user_model()
-        password_file = settings.BASE_DIR / ".data" / "admin-password.txt"
+        password_file = Path(settings.ADMIN_PASSWORD_FILE)
         if users.objects.filter(is_superuser=True).exists():
             hint = f" (generated password in {password_file})" if password_file.exists() else ""
             self.stdout.write(f"Admin login: an admin account exists{hint}.")

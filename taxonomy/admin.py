@@ -1,0 +1,150 @@
+"""Admin for content editors: entities with relations and aliases inline, the alias review
+queue (pending first, bulk approve/reject, conflicts highlighted), the body-site routing table,
+and SNOMED CT imports (read-only). Changes made here are recorded in Django's admin log
+(who, when, what) and shown under each object's "History"."""
+
+from __future__ import annotations
+
+from django.contrib import admin, messages
+from django.db import IntegrityError, transaction
+from django.db.models import Case, Count, Exists, IntegerField, OuterRef, QuerySet, Value, When
+from django.http import HttpRequest
+from django.utils import timezone
+from django.utils.html import format_html
+
+from taxonomy.models import Alias, BodySiteDepartment, Entity, Relation, ReviewState, SnomedImport
+
+
+class RelationInline(admin.TabularInline):
+    model = Relation
+    fk_name = "subject"
+    fields = ("predicate", "object", "provenance")
+    autocomplete_fields = ("object",)
+    extra = 0
+    verbose_name = "relation (this entity → …)"
+
+
+class AliasInline(admin.TabularInline):
+    model = Alias
+    fields = ("text", "language", "origin", "review_state", "ambiguous")
+    extra = 0
+
+
+@admin.register(Entity)
+class EntityAdmin(admin.ModelAdmin):
+    list_display = ("name", "type", "sample_badge", "phone", "published", "snomed_concept_id", "alias_total")
+    list_filter = ("type", "published", "is_sample")
+    search_fields = ("name", "slug", "aliases__text")
+    prepopulated_fields = {"slug": ("name",)}
+    inlines = [RelationInline, AliasInline]
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Entity]:
+        return super().get_queryset(request).annotate(alias_total=Count("aliases", distinct=True))
+
+    @admin.display(description="aliases", ordering="alias_total")
+    def alias_total(self, obj: Entity) -> int:
+        return obj.alias_total  # type: ignore[attr-defined]
+
+    @admin.display(description="sample data", boolean=False)
+    def sample_badge(self, obj: Entity) -> str:
+        return format_html('<strong style="color:#b45309">SAMPLE</strong>') if obj.is_sample else ""
+
+    def save_formset(self, request: HttpRequest, form: object, formset: object, change: bool) -> None:
+        """A relation the database refuses (e.g. a doctor WORKS_IN a condition) becomes a
+        message instead of a server error."""
+        try:
+            with transaction.atomic():
+                super().save_formset(request, form, formset, change)  # type: ignore[arg-type]
+        except IntegrityError as exc:
+            self.message_user(
+                request, f"Not saved: this relation or alias is not allowed ({exc.__cause__ or exc}).", messages.ERROR
+            )
+
+
+@admin.register(Alias)
+class AliasAdmin(admin.ModelAdmin):
+    """The review queue: pending aliases first; aliases whose text also names another entity
+    are marked as conflicts."""
+
+    list_display = ("text", "entity", "language", "origin", "review_state", "conflict", "ambiguous", "created_at")
+    list_filter = ("review_state", "origin", "language", "ambiguous")
+    search_fields = ("text", "entity__name")
+    list_select_related = ("entity",)
+    autocomplete_fields = ("entity",)
+    actions = ["approve", "reject", "mark_ambiguous"]
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Alias]:
+        others = (
+            Alias.objects.filter(normalised=OuterRef("normalised"), language=OuterRef("language"))
+            .exclude(entity=OuterRef("entity"))
+            .exclude(review_state=ReviewState.REJECTED)
+        )
+
+        return (
+            super()
+            .get_queryset(request)
+            .annotate(has_conflict=Exists(others))
+            .annotate(
+                pending_first=Case(
+                    When(review_state=ReviewState.PENDING, then=Value(0)), default=Value(1), output_field=IntegerField()
+                )
+            )
+            .order_by("pending_first", "-created_at")
+        )
+
+    @admin.display(description="conflict", boolean=True, ordering="has_conflict")
+    def conflict(self, obj: Alias) -> bool:
+        return bool(obj.has_conflict)  # type: ignore[attr-defined]
+
+    def _review(self, request: HttpRequest, queryset: QuerySet[Alias], state: str) -> None:
+        done, refused = 0, []
+        for alias in queryset.select_related("entity"):
+            try:
+                with transaction.atomic():
+                    alias.review_state, alias.reviewed_at = state, timezone.now()
+                    alias.save(update_fields=["review_state", "reviewed_at", "normalised"])
+                done += 1
+            except IntegrityError:
+                refused.append(f"'{alias.text}' → {alias.entity.name}")
+        self.message_user(request, f"{done} alias(es) marked {state}.")
+        if refused:
+            self.message_user(
+                request,
+                "Not approved because the same text is already approved for another entity "
+                f"(mark them ambiguous first): {', '.join(refused)}",
+                messages.WARNING,
+            )
+
+    @admin.action(description="Approve selected aliases")
+    def approve(self, request: HttpRequest, queryset: QuerySet[Alias]) -> None:
+        self._review(request, queryset, ReviewState.APPROVED)
+
+    @admin.action(description="Reject selected aliases")
+    def reject(self, request: HttpRequest, queryset: QuerySet[Alias]) -> None:
+        self._review(request, queryset, ReviewState.REJECTED)
+
+    @admin.action(description="Mark selected aliases as ambiguous (may name several entities)")
+    def mark_ambiguous(self, request: HttpRequest, queryset: QuerySet[Alias]) -> None:
+        updated = queryset.update(ambiguous=True)
+        self.message_user(request, f"{updated} alias(es) marked ambiguous.")
+
+
+@admin.register(BodySiteDepartment)
+class BodySiteDepartmentAdmin(admin.ModelAdmin):
+    list_display = ("label", "body_site_concept_id", "department")
+    list_select_related = ("department",)
+    search_fields = ("label", "department__name")
+    autocomplete_fields = ("department",)
+
+
+@admin.register(SnomedImport)
+class SnomedImportAdmin(admin.ModelAdmin):
+    list_display = ("started_at", "path", "release_type", "status", "counts")
+    list_filter = ("status",)
+    readonly_fields = [f.name for f in SnomedImport._meta.fields]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return False

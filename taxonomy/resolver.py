@@ -1,0 +1,228 @@
+"""Free text → hospital entities, through the cascade of design step 3, with provenance.
+
+1. approved aliases and the entities' own names (normalised n-gram match);
+2. SNOMED CT descriptions (active, in active concepts; longest matches win);
+3. the matched concepts themselves, then their IS_A ancestors up to depth 3 (one recursive SQL
+   query), mapped to taxonomy entities through ``Entity.snomed_concept_id``;
+4. FINDING_SITE body structures of the matched concepts (or, when they have none, of their
+   ancestors), and up to 3 IS_A levels above each site, → departments through the editors'
+   ``BodySiteDepartment`` table.
+
+Each resolved entity carries the trail of steps that reached it, so editors can see why.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from django.db import connection
+from django.db.models.expressions import RawSQL
+
+from taxonomy.models import FINDING_SITE, IS_A, Alias, BodySiteDepartment, Entity, ReviewState, SnomedDescription
+from taxonomy.text import sql_normalise, text_normalise
+
+MAX_NGRAM = 8
+MAX_DEPTH = 3
+
+
+@dataclass
+class ResolvedEntity:
+    """An entity reached by the cascade; ``trail`` lists the steps, first step first."""
+
+    entity: Entity
+    trail: list[dict[str, object]] = field(default_factory=list)
+
+    @property
+    def via(self) -> str:
+        """The kind of the step that reached the entity (``alias``, ``snomed``, ``is_a``, …)."""
+        return str(self.trail[-1]["step"]) if self.trail else ""
+
+
+@dataclass
+class Resolution:
+    """What ``text`` resolved to: entities (best evidence first) and the SNOMED concepts matched."""
+
+    text: str
+    language: str
+    entities: list[ResolvedEntity]
+    concepts: list[dict[str, object]]
+
+    def of_type(self, *types: str) -> list[ResolvedEntity]:
+        return [r for r in self.entities if r.entity.type in types]
+
+
+def ngrams(normalised: str, max_n: int = MAX_NGRAM) -> list[str]:
+    """All contiguous word n-grams (1 ≤ n ≤ ``max_n``) of an already normalised text."""
+    words = normalised.split()
+    return [" ".join(words[i : i + n]) for n in range(1, max_n + 1) for i in range(len(words) - n + 1)]
+
+
+def _maximal(matches: set[str]) -> set[str]:
+    """Drop matches contained (as whole words) in a longer match: 'heart failure' inside
+    'acute left sided heart failure' routes no further than the longer, more specific term."""
+    return {m for m in matches if not any(m != other and f" {m} " in f" {other} " for other in matches)}
+
+
+def _ancestors(concept_ids: list[int]) -> list[tuple[int, int, int, list[int]]]:
+    """``(concept, ancestor, depth, path)`` over active IS_A edges, depth ≤ 3, shortest path."""
+    if not concept_ids:
+        return []
+    sql = f"""
+        WITH RECURSIVE anc(concept_id, ancestor_id, depth, path) AS (
+            SELECT source_id, destination_id, 1, ARRAY[source_id, destination_id]
+            FROM taxonomy_snomedrelationship
+            WHERE source_id = ANY(%s) AND type_id = {IS_A} AND active
+          UNION ALL
+            SELECT a.concept_id, r.destination_id, a.depth + 1, a.path || r.destination_id
+            FROM anc a JOIN taxonomy_snomedrelationship r
+              ON r.source_id = a.ancestor_id AND r.type_id = {IS_A} AND r.active
+            WHERE a.depth < {MAX_DEPTH}
+        )
+        SELECT DISTINCT ON (concept_id, ancestor_id) concept_id, ancestor_id, depth, path
+        FROM anc ORDER BY concept_id, ancestor_id, depth
+    """
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [concept_ids])
+        return [(row[0], row[1], row[2], list(row[3])) for row in cursor.fetchall()]
+
+
+def _finding_sites(concept_ids: list[int]) -> dict[int, list[int]]:
+    if not concept_ids:
+        return {}
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT source_id, destination_id FROM taxonomy_snomedrelationship "
+            f"WHERE source_id = ANY(%s) AND type_id = {FINDING_SITE} AND active ORDER BY source_id, destination_id",
+            [concept_ids],
+        )
+        sites: dict[int, list[int]] = {}
+        for source, destination in cursor.fetchall():
+            sites.setdefault(source, []).append(destination)
+    return sites
+
+
+def _terms(concept_ids: set[int], language: str) -> dict[int, str]:
+    """A readable term per concept: an active synonym in ``language`` (else English), else any."""
+    terms: dict[int, str] = {}
+    rows = SnomedDescription.objects.filter(concept_id__in=concept_ids, active=True).values_list(
+        "concept_id", "language_code", "type_id", "term"
+    )
+    rank = {}
+    for concept_id, code, type_id, term in rows:
+        score = (code == language) * 2 + (code == "en") + (type_id != 900000000000003001) * 0.5
+        if score > rank.get(concept_id, -1):
+            rank[concept_id], terms[concept_id] = score, term
+    return terms
+
+
+def text_resolve(*, text: str, language: str = "nl") -> Resolution:
+    """Resolve ``text`` to published entities with provenance. Never raises for odd input.
+
+    Runs a fixed number of queries (aliases, names, descriptions, ancestors, sites, site
+    ancestors, routing table, entities, terms), independent of the text's length.
+    """
+    normalised = text_normalise(text)
+    grams = ngrams(normalised)
+    found: dict[int, ResolvedEntity] = {}
+
+    def add(entity: Entity, trail: list[dict[str, object]]) -> None:
+        if entity.published and entity.id not in found:
+            found[entity.id] = ResolvedEntity(entity=entity, trail=trail)
+
+    if not grams:
+        return Resolution(text=text, language=language, entities=[], concepts=[])
+
+    aliases = Alias.objects.filter(
+        review_state=ReviewState.APPROVED, normalised__in=grams, language=language
+    ).select_related("entity")
+    for alias in sorted(aliases, key=lambda a: -len(a.normalised)):
+        add(alias.entity, [{"step": "alias", "text": alias.text, "language": alias.language, "origin": alias.origin}])
+    named = Entity.objects.annotate(norm=RawSQL(sql_normalise('"taxonomy_entity"."name"'), [])).filter(norm__in=grams)
+    for entity in named:
+        add(entity, [{"step": "name", "text": entity.name}])
+
+    matches = SnomedDescription.objects.filter(term_normalised__in=grams, active=True).values_list(
+        "term_normalised", "concept_id", "id", "term"
+    )
+    by_term: dict[str, list[tuple[int, int, str]]] = {}
+    for term_normalised, concept_id, description_id, term in matches:
+        by_term.setdefault(term_normalised, []).append((concept_id, description_id, term))
+    matched: dict[int, dict[str, object]] = {}
+    for term_normalised in _maximal(set(by_term)):
+        for concept_id, description_id, term in by_term[term_normalised]:
+            matched.setdefault(
+                concept_id,
+                {
+                    "step": "snomed_description",
+                    "term": term,
+                    "description_id": description_id,
+                    "concept_id": concept_id,
+                },
+            )
+    concept_ids = sorted(matched)
+    ancestors = _ancestors(concept_ids)
+    sites = _finding_sites(concept_ids)
+    # A concept without a finding site of its own borrows its nearest ancestors' sites.
+    for concept_id in concept_ids:
+        if concept_id not in sites:
+            inherited = _finding_sites([a for c, a, _, _ in sorted(ancestors, key=lambda r: r[2]) if c == concept_id])
+            if inherited:
+                sites[concept_id] = sorted({s for values in inherited.values() for s in values})
+    site_ids = sorted({s for values in sites.values() for s in values})
+    site_ancestors = _ancestors(site_ids)
+
+    linked = {
+        e.snomed_concept_id: e
+        for e in Entity.objects.filter(snomed_concept_id__in=set(concept_ids) | {a for _, a, _, _ in ancestors})
+    }
+    for concept_id in concept_ids:
+        if concept_id in linked:
+            add(linked[concept_id], [matched[concept_id], {"step": "snomed", "concept_id": concept_id}])
+    for concept_id, ancestor_id, depth, path in sorted(ancestors, key=lambda r: r[2]):
+        if ancestor_id in linked:
+            add(linked[ancestor_id], [matched[concept_id], {"step": "is_a", "depth": depth, "path": path}])
+
+    routes = BodySiteDepartment.objects.filter(
+        body_site_concept_id__in=set(site_ids) | {a for _, a, _, _ in site_ancestors}
+    ).select_related("department")
+    route_by_site: dict[int, list[BodySiteDepartment]] = {}
+    for route in routes:
+        route_by_site.setdefault(route.body_site_concept_id, []).append(route)
+    for concept_id in concept_ids:
+        for site in sites.get(concept_id, []):
+            candidates = [(0, site, [site])] + sorted(
+                ((d, a, p) for c, a, d, p in site_ancestors if c == site), key=lambda r: r[0]
+            )
+            for depth, mapped_site, path in candidates:
+                for route in route_by_site.get(mapped_site, []):
+                    add(
+                        route.department,
+                        [
+                            matched[concept_id],
+                            {"step": "finding_site", "site_concept_id": site},
+                            {
+                                "step": "body_site",
+                                "site_concept_id": mapped_site,
+                                "depth": depth,
+                                "path": path,
+                                "label": route.label,
+                            },
+                        ],
+                    )
+                if mapped_site in route_by_site:
+                    break
+
+    terms = _terms(set(concept_ids) | set(site_ids) | {a for _, a, _, _ in ancestors}, language)
+    concepts = [
+        {
+            "concept_id": c,
+            "matched_term": matched[c]["term"],
+            "term": terms.get(c, ""),
+            "ancestors": [
+                {"concept_id": a, "term": terms.get(a, ""), "depth": d} for cc, a, d, _ in ancestors if cc == c
+            ],
+            "finding_sites": [{"concept_id": s, "term": terms.get(s, "")} for s in sites.get(c, [])],
+        }
+        for c in concept_ids
+    ]
+    return Resolution(text=text, language=language, entities=list(found.values()), concepts=concepts)

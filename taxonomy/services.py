@@ -1,0 +1,88 @@
+"""Writes of the taxonomy app."""
+
+from __future__ import annotations
+
+from django.db import transaction
+from django.utils import timezone
+
+from taxonomy import sample
+from taxonomy.models import (
+    Alias,
+    AliasOrigin,
+    BodySiteDepartment,
+    Entity,
+    EntityType,
+    Predicate,
+    Provenance,
+    Relation,
+    ReviewState,
+)
+
+
+def _entity(slug: str, **fields: object) -> Entity:
+    entity, _ = Entity.objects.update_or_create(slug=slug, defaults={**fields, "is_sample": True})
+    return entity
+
+
+def _relate(subject: Entity, predicate: str, obj: Entity) -> None:
+    relation = Relation(subject=subject, predicate=predicate, object=obj, provenance=Provenance.IMPORT)
+    if not Relation.objects.filter(subject=subject, predicate=predicate, object=obj).exists():
+        relation.full_clean()
+        relation.save()
+
+
+@transaction.atomic
+def sample_hospital_load() -> dict[str, int]:
+    """Load (or refresh) the invented SAMPLE hospital; idempotent. Returns counts per kind."""
+    entities: dict[str, Entity] = {}
+    for slug, name, name_en, address in sample.CAMPUSES:
+        entities[slug] = _entity(slug, type=EntityType.CAMPUS, name=name, names={"en": name_en}, description=address)
+    for slug, name, name_en, phone, description in sample.DEPARTMENTS:
+        entities[slug] = _entity(
+            slug,
+            type=EntityType.DEPARTMENT,
+            name=name,
+            names={"en": name_en},
+            phone=phone,
+            description=description,
+            url=f"https://voorbeeld.ziekenhuis.test/afdelingen/{slug}",
+        )
+    for index, (slug, *_rest) in enumerate(sample.DEPARTMENTS):
+        _relate(entities[slug], Predicate.LOCATED_AT, entities[sample.CAMPUSES[index % 2][0]])
+    for slug, name, departments, campus in sample.DOCTORS:
+        entities[slug] = _entity(slug, type=EntityType.DOCTOR, name=name)
+        for department in departments:
+            _relate(entities[slug], Predicate.WORKS_IN, entities[department])
+        _relate(entities[slug], Predicate.WORKS_IN, entities[campus])
+    for slug, name, name_en, concept, departments in sample.CONDITIONS:
+        entities[slug] = _entity(
+            slug, type=EntityType.CONDITION, name=name, names={"en": name_en}, snomed_concept_id=concept
+        )
+        for department in departments:
+            _relate(entities[department], Predicate.TREATS, entities[slug])
+    for slug, name, name_en, concept, department in sample.TREATMENTS:
+        entities[slug] = _entity(
+            slug, type=EntityType.TREATMENT, name=name, names={"en": name_en}, snomed_concept_id=concept
+        )
+        _relate(entities[department], Predicate.OFFERS, entities[slug])
+    for text, slug, language in sample.ALIASES:
+        Alias.objects.get_or_create(
+            entity=entities[slug],
+            text=text,
+            language=language,
+            defaults={
+                "origin": AliasOrigin.IMPORT,
+                "review_state": ReviewState.APPROVED,
+                "reviewed_at": timezone.now(),
+            },
+        )
+    for concept, label, department in sample.BODY_SITES:
+        BodySiteDepartment.objects.get_or_create(
+            body_site_concept_id=concept, department=entities[department], defaults={"label": label}
+        )
+    return {
+        "entities": Entity.objects.filter(is_sample=True).count(),
+        "relations": Relation.objects.count(),
+        "aliases": Alias.objects.count(),
+        "body_sites": BodySiteDepartment.objects.count(),
+    }
