@@ -160,6 +160,8 @@ def text_resolve(*, text: str, language: str = "nl") -> Resolution:
                 },
             )
     concept_ids = sorted(matched)
+    if not concept_ids:
+        return Resolution(text=text, language=language, entities=list(found.values()), concepts=[])
     ancestors = _ancestors(concept_ids)
     sites = _finding_sites(concept_ids)
     # A concept without a finding site of its own borrows its nearest ancestors' sites.

@@ -155,6 +155,7 @@ SEARCH_RRF_K = env.int("SEARCH_RRF_K", default=60)
 SEARCH_HNSW_EF_SEARCH = env.int("SEARCH_HNSW_EF_SEARCH", default=200)
 SEARCH_DEFAULT_LANGUAGE = env("SEARCH_DEFAULT_LANGUAGE", default="nl")
 ADMIN_PASSWORD_FILE = env.path("ADMIN_PASSWORD_FILE", default=BASE_DIR / ".data" / "admin-password.txt")
+DEMO_SNOMED_PATH = env.path("DEMO_SNOMED_PATH", default=BASE_DIR / "data" / "snomed" / "heartfailure-subset")
 DEMO_CORPUS_PATH = env.path("DEMO_CORPUS_PATH", default=BASE_DIR / "data" / "medquad-slice")
 SEARCH_FALLBACK_CONTACT = env(
     "SEARCH_FALLBACK_CONTACT",

@@ -19,7 +19,7 @@ client = TestClient(api)
 def test_search_returns_a_cited_answer_and_stores_it(django_assert_max_num_queries) -> None:  # type: ignore[no-untyped-def]
     """GIVEN the ingested MedQuAD corpus WHEN a question about one of its pages is posted
     THEN the answer cites that page, the gate passed, and one Answer row records it all."""
-    with django_assert_max_num_queries(13):  # constant: no query per candidate or citation
+    with django_assert_max_num_queries(16):  # constant: no query per candidate or citation
         response = client.post(
             "/search", json={"question": "What are the symptoms of ABCD syndrome?", "language": "en"}
         )
@@ -29,7 +29,9 @@ def test_search_returns_a_cited_answer_and_stores_it(django_assert_max_num_queri
     assert body["outcome"] == "answered" and body["generator"] == "extractive"
     assert "[1]" in body["answer"] and "ABCD syndrome" in body["answer"]
     first = body["citations"][0]
-    assert set(first) == {"n", "title", "url", "snippet"} and first["n"] == 1
+    assert (
+        set(first) == {"n", "title", "url", "snippet", "source"} and first["n"] == 1 and first["source"] == "document"
+    )
     assert first["url"] == "https://rarediseases.info.nih.gov/gard/335/abcd-syndrome"
     gate = body["gate"]
     assert gate["passed"] is True and gate["score"] >= gate["threshold"]

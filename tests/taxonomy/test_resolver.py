@@ -14,12 +14,13 @@ from taxonomy.services import sample_hospital_load
 from taxonomy.snomed import snomed_import
 
 pytestmark = pytest.mark.django_db
-SNOMED = Path(__file__).resolve().parent.parent / "fixtures" / "snomed"
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "snomed"
+DATA = Path(__file__).resolve().parent.parent.parent / "data" / "snomed"
 
 
 @pytest.fixture
 def hospital() -> None:
-    snomed_import(path=SNOMED / "heartfailure-subset")
+    snomed_import(path=DATA / "heartfailure-subset")
     sample_hospital_load()
 
 

@@ -21,13 +21,14 @@ from taxonomy.models import (
 from taxonomy.snomed import SnomedImportError, snomed_import
 
 pytestmark = pytest.mark.django_db
-SNOMED = Path(__file__).resolve().parent.parent / "fixtures" / "snomed"
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "snomed"
+DATA = Path(__file__).resolve().parent.parent.parent / "data" / "snomed"
 
 
 def test_minict_snapshot_import_counts_and_preferred_terms() -> None:
     """GIVEN the real minict Snapshot release (LF line ends, refsets in subfolders)
     THEN every row is loaded with its RF2 ids, and the language refset marks preferred terms."""
-    run = snomed_import(path=SNOMED / "minict-snapshot")
+    run = snomed_import(path=FIXTURES / "minict-snapshot")
     assert run.status == "succeeded" and run.release_type == "Snapshot"
     assert run.counts == {"concept": 102, "description": 329, "relationship": 133, "language": 323}
     assert SnomedConcept.objects.count() == 102
@@ -58,9 +59,9 @@ def test_heart_failure_subset_with_crlf_lines() -> None:
     """GIVEN the heart-failure subset (CRLF; 509 concept rows, 1,596 description rows and 1,915
     relationship rows, where one concept and two relationships appear twice with different
     effective times) THEN one row per id, the newest, and the IS_A / FINDING_SITE edges."""
-    run = snomed_import(path=SNOMED / "heartfailure-subset")
-    concepts = _newest_rows(next((SNOMED / "heartfailure-subset").glob("sct2_Concept_*")))
-    relationships = _newest_rows(next((SNOMED / "heartfailure-subset").glob("sct2_Relationship_*")))
+    run = snomed_import(path=DATA / "heartfailure-subset")
+    concepts = _newest_rows(next((DATA / "heartfailure-subset").glob("sct2_Concept_*")))
+    relationships = _newest_rows(next((DATA / "heartfailure-subset").glob("sct2_Relationship_*")))
     assert (len(concepts), len(relationships)) == (508, 1913)
     assert run.counts["concept"] == 508 and run.counts["description"] == 1596 and run.counts["relationship"] == 1913
     newest = SnomedConcept.objects.get(id=105981003)
@@ -78,17 +79,17 @@ def test_heart_failure_subset_with_crlf_lines() -> None:
 
 
 def test_reimport_is_idempotent() -> None:
-    snomed_import(path=SNOMED / "heartfailure-subset")
-    again = snomed_import(path=SNOMED / "heartfailure-subset")
+    snomed_import(path=DATA / "heartfailure-subset")
+    again = snomed_import(path=DATA / "heartfailure-subset")
     assert again.counts["concept"] == 508 and again.counts["relationship"] == 1913
 
 
 def test_a_malformed_row_aborts_with_file_and_line_and_keeps_the_previous_import(tmp_path: Path) -> None:
     """GIVEN a good import WHEN a release whose relationship file has a bad id on line 4 is imported
     THEN the import fails naming file and line, the row is FAILED, and the data is unchanged."""
-    snomed_import(path=SNOMED / "heartfailure-subset")
+    snomed_import(path=DATA / "heartfailure-subset")
     broken = tmp_path / "broken"
-    shutil.copytree(SNOMED / "heartfailure-subset", broken)
+    shutil.copytree(DATA / "heartfailure-subset", broken)
     relationship = next(broken.glob("sct2_Relationship_*"))
     lines = relationship.read_bytes().split(b"\n")
     lines[3] = b"not-a-number" + lines[3][lines[3].index(b"\t") :]

@@ -29,10 +29,11 @@ class Citation:
     snippet: str
     external_id: str
     chunk_ids: list[int] = field(default_factory=list)
+    source: str = "document"  # or "taxonomy": the hospital's curated graph
 
     def public(self) -> dict[str, object]:
-        """The API shape ``{n, title, url, snippet}``."""
-        return {"n": self.n, "title": self.title, "url": self.url, "snippet": self.snippet}
+        """The API shape ``{n, title, url, snippet, source}``."""
+        return {"n": self.n, "title": self.title, "url": self.url, "snippet": self.snippet, "source": self.source}
 
 
 @dataclass
@@ -43,6 +44,37 @@ class Draft:
     citations: list[Citation]
     cited_chunk_ids: list[int]
     generator: str
+
+
+def draft_pin(*, draft: Draft, facts: list) -> Draft:  # type: ignore[type-arg]
+    """Place graph facts first, numbered [1]…[p], and renumber the draft's citations after them.
+
+    ``facts``: ``taxonomy.selectors.RoutingFact`` items. The pinned lines are not reranked or
+    filtered: the graph is the authority for routing. ``cited_chunk_ids`` stay those of the
+    documents, so the gate still measures the retrieved part against its own context.
+    """
+    if not facts:
+        return draft
+    p = len(facts)
+    pinned = [
+        Citation(
+            n=i + 1,
+            title=f.title,
+            url=f.url,
+            snippet=f.source_label,
+            external_id=f"taxonomy:{f.entity_ids[0]}",
+            source="taxonomy",
+        )
+        for i, f in enumerate(facts)
+    ]
+    renumbered = re.sub(r"\[(\d+)\]", lambda m: f"[{int(m.group(1)) + p}]", draft.text)
+    for citation in draft.citations:
+        citation.n += p
+    lines = " ".join(f"{fact.text} [{i + 1}]" for i, fact in enumerate(facts))
+    text = f"{lines} {renumbered}".strip()
+    return Draft(
+        text=text, citations=pinned + draft.citations, cited_chunk_ids=draft.cited_chunk_ids, generator=draft.generator
+    )
 
 
 def answer_plain(text: str) -> str:

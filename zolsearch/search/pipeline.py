@@ -23,7 +23,7 @@ from zolsearch.search import selectors
 from zolsearch.search.config import PipelineConfig
 from zolsearch.search.fusion import rrf_fuse
 from zolsearch.search.gate import GateResult, gate_score
-from zolsearch.search.generation import Draft, answer_extractive, answer_llm, answer_plain
+from zolsearch.search.generation import Draft, answer_extractive, answer_llm, answer_plain, draft_pin
 
 logger = logging.getLogger(__name__)
 
@@ -78,6 +78,9 @@ class SearchState:
     fused: list[tuple[int, float]] = field(default_factory=list)
     chunks: dict[int, Chunk] = field(default_factory=dict)
     draft: Draft | None = None
+    documents_text: str = ""  # the draft before graph facts were pinned (what the gate scores)
+    intent: str = "general"
+    pinned: list = field(default_factory=list)  # taxonomy.selectors.RoutingFact, placed first
     gate: GateResult | None = None
     outcome: str = "answered"
     answer: str = ""
@@ -130,6 +133,25 @@ class UnderstandStage(Stage):
     def run(self, state: SearchState) -> None:
         given = (state.request.language or "").strip().lower()
         state.language = given or language_detect(state.request.question, default=settings.SEARCH_DEFAULT_LANGUAGE)
+
+
+class TaxonomyStage(Stage):
+    """Resolve the question against the hospital graph (aliases → SNOMED → IS_A → finding site)
+    and keep the routing facts to pin first in the answer (design step 3)."""
+
+    name = "taxonomy"
+
+    def run(self, state: SearchState) -> None:
+        from taxonomy.resolver import text_resolve
+        from taxonomy.selectors import routing_facts
+
+        resolution = text_resolve(text=state.request.question, language=state.language)
+        state.intent, state.pinned = routing_facts(resolution=resolution, language=state.language)
+        state.trace["taxonomy"] = {
+            "intent": state.intent,
+            "entities": [{"slug": r.entity.slug, "type": r.entity.type, "trail": r.trail} for r in resolution.entities],
+            "facts": [f.text for f in state.pinned],
+        }
 
 
 class EmbedQueryStage(Stage):
@@ -204,6 +226,7 @@ class GenerationStage(Stage):
                 state.draft = answer_llm(
                     question=state.request.question, language=state.language, chunks=top, model=state.config.llm_model
                 )
+                self._pin(state)
                 return
             except LLMUnavailable as exc:
                 logger.warning("LLM generation failed, falling back to extractive: %s", exc)
@@ -216,6 +239,13 @@ class GenerationStage(Stage):
         )
         if not state.draft.text:
             raise StopPipeline("no_results", "the passages found contain no usable sentence")
+        self._pin(state)
+
+    @staticmethod
+    def _pin(state: SearchState) -> None:
+        assert state.draft is not None
+        state.documents_text = state.draft.text
+        state.draft = draft_pin(draft=state.draft, facts=state.pinned)
 
 
 class GateStage(Stage):
@@ -232,7 +262,7 @@ class GateStage(Stage):
 
     def run(self, state: SearchState) -> None:
         assert state.draft is not None and state.query_vector is not None
-        answer_vector = state.provider.embed_passages([answer_plain(state.draft.text)])[0]
+        answer_vector = state.provider.embed_passages([answer_plain(state.documents_text or state.draft.text)])[0]
         stored = selectors.chunk_vectors(ids=state.draft.cited_chunk_ids, model_key=state.provider.key)
         context_vector = stored.mean(axis=0) if len(stored) else answer_vector * 0
         state.gate = gate_score(
@@ -248,6 +278,7 @@ class GateStage(Stage):
 
 STAGES: tuple[Stage, ...] = (
     UnderstandStage(),
+    TaxonomyStage(),
     EmbedQueryStage(),
     DenseRetrievalStage(),
     LexicalRetrievalStage(),
@@ -316,5 +347,12 @@ def pipeline_run(*, request: SearchRequest, config: PipelineConfig) -> SearchSta
         state.outcome = stop.outcome
         state.trace["stop_reason"] = stop.reason
         state.answer = fallback_message(state.language)
+        if state.pinned:
+            # The graph still knows who can help: its facts lead the fallback, cited.
+            graph = draft_pin(
+                draft=Draft(text="", citations=[], cited_chunk_ids=[], generator="taxonomy"), facts=state.pinned
+            )
+            state.answer = f"{graph.text} {state.answer}"
+            state.trace["fallback_citations"] = [c.public() for c in graph.citations]
     state.timings_ms["total"] = round((time.perf_counter() - started) * 1000, 3)
     return state

@@ -43,6 +43,7 @@ class CitationOut(Schema):
     title: str
     url: str
     snippet: str
+    source: str = Field(default="document", description="document (retrieved text) or taxonomy (the hospital's graph)")
 
 
 class GateOut(Schema):

@@ -51,7 +51,9 @@ def answer_record(*, state: SearchState) -> Answer:
         answer=state.answer,
         generator=draft.generator if draft else "fallback",
         outcome=state.outcome,
-        citations=[c.public() for c in draft.citations] if draft and answered else [],
+        citations=[c.public() for c in draft.citations]
+        if draft and answered
+        else list(trace.get("fallback_citations", [])),
         chunk_scores=_chunk_scores(state),
         gate=gate,
         gate_passed=bool(gate.get("passed", not state.config.gate_enabled)) and answered,

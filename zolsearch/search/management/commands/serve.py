@@ -20,6 +20,7 @@ from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandParser
 
 from ingestion.models import ChunkEmbedding
+from taxonomy.models import Entity, SnomedConcept
 from zolsearch.providers.embeddings import embedding_provider_get
 from zolsearch.search.pipeline import language_detect
 
@@ -41,6 +42,11 @@ class Command(BaseCommand):
                 f"Index empty for {provider.key}: ingesting the bundled MedQuAD slice ({settings.DEMO_CORPUS_PATH}) …"
             )
             call_command("ingest", "medquad", str(settings.DEMO_CORPUS_PATH))
+        if not Entity.objects.exists():
+            call_command("load_sample_hospital")
+        if not SnomedConcept.objects.exists() and settings.DEMO_SNOMED_PATH.exists():
+            self.stdout.write(f"Importing the SNOMED CT heart-failure sample ({settings.DEMO_SNOMED_PATH}) …")
+            call_command("snomed_import", str(settings.DEMO_SNOMED_PATH), verbosity=0)
         self._admin_login()
         provider.embed_query("warm-up")  # load the models before the first request
         language_detect("warm-up", default="nl")

@@ -1,0 +1,74 @@
+"""The graph as routing authority in served answers (pinned context, doctor lookup)."""
+
+from __future__ import annotations
+
+import uuid
+from pathlib import Path
+
+import pytest
+from ninja.testing import TestClient
+
+from taxonomy.services import sample_hospital_load
+from taxonomy.snomed import snomed_import
+from zolsearch.api import api
+from zolsearch.search.models import Answer
+
+pytestmark = pytest.mark.django_db
+client = TestClient(api)
+DATA = Path(__file__).resolve().parent.parent.parent / "data" / "snomed"
+
+
+@pytest.fixture(autouse=True)
+def hospital() -> None:
+    snomed_import(path=DATA / "heartfailure-subset")
+    sample_hospital_load()
+
+
+def test_dutch_condition_question_gets_the_graph_line_first() -> None:
+    """GIVEN the sample hospital WHEN a patient asks in Dutch where heart failure is treated
+    THEN the answer opens with the department, campus, phone and doctors from the graph,
+    cited [1] as taxonomy, whatever the retrieved text says, and the trace shows the route."""
+    response = client.post("/search", json={"question": "Waar wordt hartfalen behandeld?", "language": "nl"})
+    body = response.json()
+    assert response.status_code == 200
+    assert body["answer"].startswith(
+        "Voor hartfalen kan u terecht bij: Cardiologie, Campus Noord (voorbeeld), tel. 012 34 56 01; "
+        "artsen: dr. Anna Demo, dr. Bram Fictief. [1]"
+    )
+    first = body["citations"][0]
+    assert first["n"] == 1 and first["source"] == "taxonomy" and first["url"].endswith("/afdelingen/cardiologie")
+    assert all(c["source"] == "document" for c in body["citations"][1:])
+    answer = Answer.objects.get(trace_id=uuid.UUID(body["trace_id"]))
+    assert answer.trace["taxonomy"]["intent"] == "condition"
+    assert "taxonomy" in answer.timings_ms
+
+
+def test_snomed_synonym_routes_through_finding_site() -> None:
+    """An English SNOMED term without an alias reaches cardiology through IS_A/FINDING_SITE."""
+    response = client.post("/search", json={"question": "Acute left-sided heart failure", "language": "en"})
+    body = response.json()
+    assert body["answer"].startswith("For heart failure you can go to: Cardiology")
+    trail = [
+        e
+        for e in Answer.objects.get(trace_id=uuid.UUID(body["trace_id"])).trace["taxonomy"]["entities"]
+        if e["slug"] == "cardiologie"
+    ]
+    assert trail and trail[0]["trail"][-1]["step"] in {"body_site", "alias"}
+
+
+def test_doctor_lookup_answers_from_works_in() -> None:
+    response = client.post("/search", json={"question": "Waar werkt dr. Anna Demo?", "language": "nl"})
+    body = response.json()
+    assert body["answer"].startswith(
+        "dr. Anna Demo werkt bij Cardiologie, Campus Noord (voorbeeld), tel. 012 34 56 01. [1]"
+    )
+    assert body["citations"][0]["source"] == "taxonomy"
+
+
+def test_graph_facts_lead_the_fallback_when_the_gate_refuses(settings) -> None:  # type: ignore[no-untyped-def]
+    settings.GATE_THRESHOLDS = {"use-multilingual-v3": 1.01}
+    body = client.post("/search", json={"question": "Ik heb suikerziekte, waar moet ik heen?", "language": "nl"}).json()
+    assert body["outcome"] == "gate_rejected"
+    assert body["answer"].startswith("Voor diabetes kan u terecht bij: Endocrinologie")
+    assert "onthaal" in body["answer"]
+    assert body["citations"][0]["source"] == "taxonomy"
