@@ -8,15 +8,37 @@ from __future__ import annotations
 from django.contrib import admin, messages
 from django.db import IntegrityError, transaction
 from django.db.models import Case, Count, Exists, IntegerField, OuterRef, QuerySet, Value, When
+from django.forms.models import BaseInlineFormSet
 from django.http import HttpRequest
 from django.utils import timezone
 from django.utils.html import format_html
 
-from taxonomy.models import Alias, BodySiteDepartment, Entity, Relation, ReviewState, SnomedImport
+from taxonomy.models import ALLOWED_RELATIONS, Alias, BodySiteDepartment, Entity, Relation, ReviewState, SnomedImport
+
+
+class RelationFormSet(BaseInlineFormSet):
+    """Checks each relation against the allowed type combinations before the database does,
+    so the editor sees the reason next to the row instead of a failed save."""
+
+    def clean(self) -> None:
+        super().clean()
+        subject = self.instance
+        for form in self.forms:
+            data = getattr(form, "cleaned_data", None) or {}
+            if not data or data.get("DELETE") or not data.get("object") or not data.get("predicate"):
+                continue
+            combination = (data["predicate"], subject.type, data["object"].type)
+            if combination not in ALLOWED_RELATIONS:
+                form.add_error(
+                    "object",
+                    f"A {subject.type} cannot be {data['predicate']} a {data['object'].type} "
+                    "(for example, a doctor cannot WORK_IN a condition).",
+                )
 
 
 class RelationInline(admin.TabularInline):
     model = Relation
+    formset = RelationFormSet
     fk_name = "subject"
     fields = ("predicate", "object", "provenance")
     autocomplete_fields = ("object",)
@@ -37,6 +59,14 @@ class EntityAdmin(admin.ModelAdmin):
     search_fields = ("name", "slug", "aliases__text")
     prepopulated_fields = {"slug": ("name",)}
     inlines = [RelationInline, AliasInline]
+    actions = ["propose_snomed_aliases"]
+
+    @admin.action(description="Propose SNOMED CT synonyms as aliases (pending review)")
+    def propose_snomed_aliases(self, request: HttpRequest, queryset: QuerySet[Entity]) -> None:
+        from taxonomy.services import snomed_aliases_propose
+
+        count = snomed_aliases_propose(entity_ids=list(queryset.values_list("id", flat=True)))
+        self.message_user(request, f"{count} SNOMED CT synonym(s) proposed; review them under Aliases (pending first).")
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Entity]:
         return super().get_queryset(request).annotate(alias_total=Count("aliases", distinct=True))
@@ -47,7 +77,7 @@ class EntityAdmin(admin.ModelAdmin):
 
     @admin.display(description="sample data", boolean=False)
     def sample_badge(self, obj: Entity) -> str:
-        return format_html('<strong style="color:#b45309">SAMPLE</strong>') if obj.is_sample else ""
+        return format_html('<strong style="color:#b45309">{}</strong>', "SAMPLE") if obj.is_sample else ""
 
     def save_formset(self, request: HttpRequest, form: object, formset: object, change: bool) -> None:
         """A relation the database refuses (e.g. a doctor WORKS_IN a condition) becomes a

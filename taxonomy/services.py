@@ -86,3 +86,42 @@ def sample_hospital_load() -> dict[str, int]:
         "aliases": Alias.objects.count(),
         "body_sites": BodySiteDepartment.objects.count(),
     }
+
+
+@transaction.atomic
+def snomed_aliases_propose(*, entity_ids: list[int], languages: tuple[str, ...] = ("nl", "en")) -> int:
+    """Propose the active SNOMED CT synonyms of each entity's concept as PENDING aliases.
+
+    Only entities with a ``snomed_concept_id``; descriptions in ``languages`` (FSNs skipped:
+    they carry a semantic tag such as "(disorder)"). Existing aliases with the same normalised
+    text are left alone; nothing is approved automatically. Returns the number proposed.
+    """
+    from taxonomy.models import SYNONYM, SnomedDescription
+    from taxonomy.text import text_normalise
+
+    entities = {
+        e.snomed_concept_id: e for e in Entity.objects.filter(id__in=entity_ids, snomed_concept_id__isnull=False)
+    }
+    existing = set(
+        Alias.objects.filter(entity__in=entities.values()).values_list("entity_id", "normalised", "language")
+    )
+    proposed = 0
+    rows = SnomedDescription.objects.filter(
+        concept_id__in=entities, active=True, type_id=SYNONYM, language_code__in=languages
+    )
+    for concept_id, description_id, term, language in rows.values_list("concept_id", "id", "term", "language_code"):
+        entity = entities[concept_id]
+        key = (entity.id, text_normalise(term), language)
+        if key in existing or text_normalise(term) == text_normalise(entity.name_in(language)):
+            continue
+        Alias.objects.create(
+            entity=entity,
+            text=term[:300],
+            language=language,
+            origin=AliasOrigin.SNOMED,
+            review_state=ReviewState.PENDING,
+            snomed_description_id=description_id,
+        )
+        existing.add(key)
+        proposed += 1
+    return proposed

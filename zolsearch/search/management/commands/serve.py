@@ -44,7 +44,7 @@ class Command(BaseCommand):
             call_command("ingest", "medquad", str(settings.DEMO_CORPUS_PATH))
         if not Entity.objects.exists():
             call_command("load_sample_hospital")
-        if not SnomedConcept.objects.exists() and settings.DEMO_SNOMED_PATH.exists():
+        if not SnomedConcept.objects.exists() and Path(settings.DEMO_SNOMED_PATH).exists():
             self.stdout.write(f"Importing the SNOMED CT heart-failure sample ({settings.DEMO_SNOMED_PATH}) …")
             call_command("snomed_import", str(settings.DEMO_SNOMED_PATH), verbosity=0)
         self._admin_login()
