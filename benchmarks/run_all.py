@@ -5,6 +5,6 @@ from __future__ import annotations
 import subprocess
 import sys
 
-for module in ("benchmarks.search_latency", "benchmarks.model_choice"):
+for module in ("benchmarks.search_latency", "benchmarks.snomed_national", "benchmarks.model_choice"):
     print(f"== {module}", flush=True)
     subprocess.run([sys.executable, "-m", module], check=True)

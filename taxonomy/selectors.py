@@ -156,3 +156,18 @@ def routing_facts(*, resolution: Resolution, language: str) -> tuple[str, list[R
             )
         )
     return ("department_search" if facts else "general"), facts
+
+
+def department_names_except(*, entity_ids: set[int]) -> frozenset[str]:
+    """Normalised Dutch and other-language names of published departments not in ``entity_ids``."""
+    from taxonomy.text import text_normalise
+
+    names: set[str] = set()
+    for name, others in (
+        Entity.objects.filter(type=EntityType.DEPARTMENT, published=True)
+        .exclude(id__in=entity_ids)
+        .values_list("name", "names")
+    ):
+        names.add(text_normalise(name))
+        names.update(text_normalise(str(value)) for value in (others or {}).values())
+    return frozenset(n for n in names if n)

@@ -72,3 +72,35 @@ def test_graph_facts_lead_the_fallback_when_the_gate_refuses(settings) -> None: 
     assert body["answer"].startswith("Voor diabetes kan u terecht bij: Endocrinologie")
     assert "onthaal" in body["answer"]
     assert body["citations"][0]["source"] == "taxonomy"
+
+
+def test_retrieved_text_that_routes_elsewhere_is_left_out() -> None:
+    """GIVEN a page that says heart failure is treated by Pneumologie (wrong for this hospital)
+    WHEN asking where heart failure is treated THEN the answer routes to Cardiologie only: the
+    page's sentence naming Pneumologie is dropped, and the trace says which names were excluded."""
+    from ingestion.connectors.base import DocumentRecord, Section
+    from ingestion.models import Source
+    from ingestion.services import documents_upsert
+    from zolsearch.providers.embeddings import embedding_provider_get
+
+    source = Source.objects.create(key="site", name="Site", connector="jsonl")
+    record = DocumentRecord(
+        external_id="site:hartfalen",
+        url="https://voorbeeld.ziekenhuis.test/hartfalen",
+        title="Hartfalen",
+        language="nl",
+        sections=(
+            Section(
+                "",
+                "Hartfalen wordt behandeld op de dienst Pneumologie. Bij hartfalen pompt het hart onvoldoende bloed rond.",
+            ),
+        ),
+    )
+    documents_upsert(source=source, records=[record], provider=embedding_provider_get())
+    body = client.post(
+        "/search", json={"question": "Waar wordt hartfalen behandeld?", "language": "nl", "sources": ["site"]}
+    ).json()
+    answer = Answer.objects.get(trace_id=uuid.UUID(body["trace_id"]))
+    assert "pneumologie" in answer.trace["graph_excluded_departments"]
+    assert "Pneumologie" not in (answer.trace.get("rejected_answer") or body["answer"])
+    assert body["answer"].startswith("Voor hartfalen kan u terecht bij: Cardiologie")

@@ -114,12 +114,21 @@ def _chunk_text(chunk: Chunk) -> str:
     return f"{summary}\n{chunk.text}" if summary and chunk.position == 0 else chunk.text
 
 
-def answer_extractive(*, question: str, language: str, chunks: list[Chunk], max_sentences: int) -> Draft:
+def answer_extractive(
+    *,
+    question: str,
+    language: str,
+    chunks: list[Chunk],
+    max_sentences: int,
+    exclude_names: frozenset[str] = frozenset(),
+) -> Draft:
     """Compose an answer from ``chunks`` (best first) with ``[n]`` after each sentence.
 
     Sentence score = Σ over distinct question stems in the sentence of 1 / log(2 + sf)
     (sf = number of candidate sentences containing the stem) + 1.5 / (1 + chunk rank)
-    + 0.25 / (1 + position in chunk); sentences ending in "?" are skipped. The rank prior is
+    + 0.25 / (1 + position in chunk); sentences ending in "?" are skipped, and so are sentences
+    naming any of ``exclude_names`` (normalised department names the graph does not route
+    this question to: when text and graph disagree about routing, the graph wins). The rank prior is
     strong on purpose: the fused ranking already chose the best passage, and mixing sentences
     of different documents reads badly. At most ``max_sentences`` sentences, at most 3 per chunk;
     they are output in reading order (chunk rank, then position). Returns an empty draft
@@ -136,6 +145,8 @@ def answer_extractive(*, question: str, language: str, chunks: list[Chunk], max_
         for position, sentence in enumerate(sentences_split(_chunk_text(chunk))):
             if len(sentence) < 3 or sentence.endswith("?"):
                 continue  # a question restated in the page is not an answer
+            if exclude_names and _names_in(sentence, exclude_names):
+                continue  # routes elsewhere than the graph: the graph wins
             candidates.append((rank, position, sentence, set(terms_stem(sentence, language=doc_language))))
     frequency: dict[str, int] = {}
     for *_, stems in candidates:
@@ -164,6 +175,13 @@ def answer_extractive(*, question: str, language: str, chunks: list[Chunk], max_
             used_chunks.append(chunk.id)
     citations = _citations_used(by_chunk, used_chunks)
     return Draft(text=" ".join(parts), citations=citations, cited_chunk_ids=used_chunks, generator="extractive")
+
+
+def _names_in(sentence: str, names: frozenset[str]) -> bool:
+    from taxonomy.text import text_normalise
+
+    padded = f" {text_normalise(sentence)} "
+    return any(f" {name} " in padded for name in names)
 
 
 def _citations_used(by_chunk: dict[int, Citation], chunk_ids: list[int]) -> list[Citation]:

@@ -236,10 +236,23 @@ class GenerationStage(Stage):
             language=state.language,
             chunks=top,
             max_sentences=state.config.answer_max_sentences,
+            exclude_names=self._other_departments(state),
         )
         if not state.draft.text:
             raise StopPipeline("no_results", "the passages found contain no usable sentence")
         self._pin(state)
+
+    @staticmethod
+    def _other_departments(state: SearchState) -> frozenset[str]:
+        """Normalised names of departments the graph does not route this question to."""
+        if not state.pinned:
+            return frozenset()
+        from taxonomy.selectors import department_names_except
+
+        routed = {i for fact in state.pinned for i in fact.entity_ids}
+        names = department_names_except(entity_ids=routed)
+        state.trace["graph_excluded_departments"] = sorted(names)
+        return names
 
     @staticmethod
     def _pin(state: SearchState) -> None:
