@@ -31,6 +31,7 @@ HNSW_EF_CONSTRUCTION = 200
 # After a bulk load the BM25 index is left in many small segments and the heap without a
 # visibility map; measured on full MedQuAD: BM25 queries took ~500 ms, 25–35 ms after REINDEX.
 BULK_CHUNKS = 1000
+INGEST_LOCK_CLASS = 7_461_001  # advisory lock namespace of ingestion runs (key 2 = source id)
 # Citations are links shown to patients: javascript:, data: and the like never get through.
 ALLOWED_URL_SCHEMES = {"http", "https", "file"}
 MAX_STORED_ERRORS = 500
@@ -263,11 +264,17 @@ def ingestion_run_execute(*, run_id: int, progress: ProgressCallback | None = No
         return run
     started = time.perf_counter()
     embed_ms = 0.0
+    locked_source: int | None = None
     try:
         connector = connector_get(run.connector)
         provider = embedding_provider_get(run.model_key or None)
         source = source_ensure(connector=connector, key=run.options.get("source_key") or None)
         run.source = source
+        # Runs over the same source take turns (a second one waits here): two runs deciding
+        # at once that a document is new would collide on its external id.
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_lock(%s, %s)", [INGEST_LOCK_CLASS, source.id])
+        locked_source = source.id
         units = connector.units(Path(run.path), subsets=run.options.get("subsets") or ())
         run.total = len(units)
         run.save(update_fields=["source", "total"])
@@ -344,6 +351,10 @@ def ingestion_run_execute(*, run_id: int, progress: ProgressCallback | None = No
         run.finished_at = timezone.now()
         run.save()
         raise
+    finally:
+        if locked_source is not None:
+            with connection.cursor() as cursor:
+                cursor.execute("SELECT pg_advisory_unlock(%s, %s)", [INGEST_LOCK_CLASS, locked_source])
     run.finished_at = timezone.now()
     run.save()
     return run
