@@ -23,6 +23,7 @@ from taxonomy.text import sql_normalise, text_normalise
 
 MAX_NGRAM = 8
 MAX_DEPTH = 3
+MAX_CONCEPTS = 10
 
 
 @dataclass
@@ -115,11 +116,13 @@ def _terms(concept_ids: set[int], language: str) -> dict[int, str]:
     return terms
 
 
-def text_resolve(*, text: str, language: str = "nl") -> Resolution:
+def text_resolve(*, text: str, language: str = "nl", with_terms: bool = True) -> Resolution:
     """Resolve ``text`` to published entities with provenance. Never raises for odd input.
 
-    Runs a fixed number of queries (aliases, names, descriptions, ancestors, sites, site
-    ancestors, routing table, entities, terms), independent of the text's length.
+    Runs a fixed number of queries (aliases, names, descriptions, ancestors, sites, inherited
+    sites, routing table, site ancestors, entities, terms), independent of the text's length.
+    At most 10 concepts are followed (longest matching terms first). ``with_terms=False`` (the
+    pipeline) skips the readable terms of the concepts, which only editors need.
     """
     normalised = text_normalise(text)
     grams = ngrams(normalised)
@@ -148,8 +151,11 @@ def text_resolve(*, text: str, language: str = "nl") -> Resolution:
     for term_normalised, concept_id, description_id, term in matches:
         by_term.setdefault(term_normalised, []).append((concept_id, description_id, term))
     matched: dict[int, dict[str, object]] = {}
-    for term_normalised in _maximal(set(by_term)):
-        for concept_id, description_id, term in by_term[term_normalised]:
+    # Longest terms first; a common word that names hundreds of concepts must not flood routing.
+    for term_normalised in sorted(_maximal(set(by_term)), key=lambda t: (-len(t), t)):
+        for concept_id, description_id, term in sorted(by_term[term_normalised]):
+            if len(matched) >= MAX_CONCEPTS:
+                break
             matched.setdefault(
                 concept_id,
                 {
@@ -163,19 +169,35 @@ def text_resolve(*, text: str, language: str = "nl") -> Resolution:
     if not concept_ids:
         return Resolution(text=text, language=language, entities=list(found.values()), concepts=[])
     ancestors = _ancestors(concept_ids)
-    sites = _finding_sites(concept_ids)
-    # A concept without a finding site of its own borrows its nearest ancestors' sites.
-    for concept_id in concept_ids:
-        if concept_id not in sites:
-            inherited = _finding_sites([a for c, a, _, _ in sorted(ancestors, key=lambda r: r[2]) if c == concept_id])
-            if inherited:
-                sites[concept_id] = sorted({s for values in inherited.values() for s in values})
+    # Finding sites of the concepts and of all their ancestors in one query; a concept without
+    # a site of its own borrows its nearest ancestors' sites.
+    inherited = _finding_sites(sorted(set(concept_ids) | {a for _, a, _, _ in ancestors}))
+    sites = {c: inherited[c] for c in concept_ids if c in inherited}
+    lacking = [c for c in concept_ids if c not in sites]
+    if lacking:
+        for concept_id in lacking:
+            by_depth: dict[int, set[int]] = {}
+            for c, ancestor, depth, _ in ancestors:
+                if c == concept_id and ancestor in inherited:
+                    by_depth.setdefault(depth, set()).update(inherited[ancestor])
+            if by_depth:
+                sites[concept_id] = sorted(by_depth[min(by_depth)])
     site_ids = sorted({s for values in sites.values() for s in values})
-    site_ancestors = _ancestors(site_ids)
+    # The routing table is small (editors keep tens of rows): read it whole, and walk IS_A
+    # above a site only when the site itself is not in it.
+    route_by_site: dict[int, list[BodySiteDepartment]] = {}
+    for route in BodySiteDepartment.objects.select_related("department").order_by("id"):
+        route_by_site.setdefault(route.body_site_concept_id, []).append(route)
+    unmapped = [s for s in site_ids if s not in route_by_site] if route_by_site else []
+    site_ancestors = _ancestors(unmapped)
 
+    # Entities linked to SNOMED CT are few (a hospital's conditions and treatments): reading
+    # them all is cheaper than an IN list of every concept and ancestor.
+    reached = set(concept_ids) | {a for _, a, _, _ in ancestors}
     linked = {
         e.snomed_concept_id: e
-        for e in Entity.objects.filter(snomed_concept_id__in=set(concept_ids) | {a for _, a, _, _ in ancestors})
+        for e in Entity.objects.filter(snomed_concept_id__isnull=False)
+        if e.snomed_concept_id in reached
     }
     for concept_id in concept_ids:
         if concept_id in linked:
@@ -184,17 +206,12 @@ def text_resolve(*, text: str, language: str = "nl") -> Resolution:
         if ancestor_id in linked:
             add(linked[ancestor_id], [matched[concept_id], {"step": "is_a", "depth": depth, "path": path}])
 
-    routes = BodySiteDepartment.objects.filter(
-        body_site_concept_id__in=set(site_ids) | {a for _, a, _, _ in site_ancestors}
-    ).select_related("department")
-    route_by_site: dict[int, list[BodySiteDepartment]] = {}
-    for route in routes:
-        route_by_site.setdefault(route.body_site_concept_id, []).append(route)
+    ancestors_of_site: dict[int, list[tuple[int, int, list[int]]]] = {}
+    for site, ancestor, depth, path in site_ancestors:
+        ancestors_of_site.setdefault(site, []).append((depth, ancestor, path))
     for concept_id in concept_ids:
         for site in sites.get(concept_id, []):
-            candidates = [(0, site, [site])] + sorted(
-                ((d, a, p) for c, a, d, p in site_ancestors if c == site), key=lambda r: r[0]
-            )
+            candidates = [(0, site, [site])] + sorted(ancestors_of_site.get(site, []), key=lambda r: r[0])
             for depth, mapped_site, path in candidates:
                 for route in route_by_site.get(mapped_site, []):
                     add(
@@ -214,6 +231,13 @@ def text_resolve(*, text: str, language: str = "nl") -> Resolution:
                 if mapped_site in route_by_site:
                     break
 
+    if not with_terms:
+        return Resolution(
+            text=text,
+            language=language,
+            entities=list(found.values()),
+            concepts=[{"concept_id": c} for c in concept_ids],
+        )
     terms = _terms(set(concept_ids) | set(site_ids) | {a for _, a, _, _ in ancestors}, language)
     concepts = [
         {

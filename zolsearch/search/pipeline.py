@@ -145,7 +145,7 @@ class TaxonomyStage(Stage):
         from taxonomy.resolver import text_resolve
         from taxonomy.selectors import routing_facts
 
-        resolution = text_resolve(text=state.request.question, language=state.language)
+        resolution = text_resolve(text=state.request.question, language=state.language, with_terms=False)
         state.intent, state.pinned = routing_facts(resolution=resolution, language=state.language)
         state.trace["taxonomy"] = {
             "intent": state.intent,
