@@ -201,6 +201,13 @@ def snomed_import(*, path: Path, progress: ProgressCallback | None = None) -> Sn
         if isinstance(exc, SnomedImportError):
             raise
         raise SnomedImportError(f"{type(exc).__name__}: {exc}") from exc
+    if not connection.in_atomic_block:
+        # Sets the visibility map so the covering indexes give index-only scans (resolver).
+        t0 = time.perf_counter()
+        with connection.cursor() as cursor:
+            for kind in _KINDS:
+                cursor.execute(f"VACUUM (ANALYZE) {kind.table}")
+        timings["vacuum"] = round((time.perf_counter() - t0) * 1000, 1)
     run.status, run.counts, run.finished_at = SnomedImport.Status.SUCCEEDED, counts, timezone.now()
     run.timings_ms = {**timings, "total": round((time.perf_counter() - started) * 1000, 1)}
     run.save()
