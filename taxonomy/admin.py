@@ -7,13 +7,25 @@ from __future__ import annotations
 
 from django.contrib import admin, messages
 from django.db import IntegrityError, transaction
-from django.db.models import Case, Count, Exists, IntegerField, OuterRef, QuerySet, Value, When
+from django.db.models import Case, Count, Exists, IntegerField, OuterRef, Q, QuerySet, Value, When
 from django.forms.models import BaseInlineFormSet
 from django.http import HttpRequest
 from django.utils import timezone
 from django.utils.html import format_html
 
-from taxonomy.models import ALLOWED_RELATIONS, Alias, BodySiteDepartment, Entity, Relation, ReviewState, SnomedImport
+from taxonomy.models import (
+    ALLOWED_RELATIONS,
+    FSN,
+    SYNONYM,
+    Alias,
+    BodySiteDepartment,
+    Entity,
+    Relation,
+    ReviewState,
+    SnomedDescription,
+    SnomedImport,
+)
+from taxonomy.text import text_normalise
 
 
 class RelationFormSet(BaseInlineFormSet):
@@ -167,7 +179,49 @@ class BodySiteDepartmentAdmin(admin.ModelAdmin):
     autocomplete_fields = ("department",)
 
 
-@admin.register(SnomedImport)
+@admin.register(SnomedDescription)
+class SnomedDescriptionAdmin(admin.ModelAdmin):
+    """Read-only term search for editors (for example to find the concept id of a condition).
+
+    Searches the normalised terms with PostgreSQL full text ('simple' configuration, accents
+    folded, every word must occur), using the GIN index of migration 0002; a number searches
+    concept and description ids.
+    """
+
+    list_display = ("term", "concept_id", "language_code", "type_label", "active")
+    list_filter = ("active", "language_code")
+    search_fields = ("term",)
+    show_full_result_count = False
+    readonly_fields = [f.name for f in SnomedDescription._meta.fields]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return False
+
+    @admin.display(description="type")
+    def type_label(self, obj: SnomedDescription) -> str:
+        return {FSN: "FSN", SYNONYM: "synonym"}.get(obj.type_id, str(obj.type_id))
+
+    def get_search_results(self, request: HttpRequest, queryset: QuerySet, search_term: str):  # type: ignore[no-untyped-def]
+        term = search_term.strip()
+        if not term:
+            return queryset, False
+        if term.isdigit():
+            return queryset.filter(Q(concept_id=int(term)) | Q(id=int(term))), False
+        words = text_normalise(term).split()
+        if not words:
+            return queryset.none(), False
+        query = " & ".join(words)
+        return queryset.extra(
+            where=["to_tsvector('simple', term_normalised) @@ to_tsquery('simple', %s)"], params=[query]
+        ), False
+
+
 class SnomedImportAdmin(admin.ModelAdmin):
     list_display = ("started_at", "path", "release_type", "status", "counts")
     list_filter = ("status",)

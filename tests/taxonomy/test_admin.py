@@ -115,3 +115,14 @@ def test_entity_list_marks_sample_data(admin_client, django_assert_max_num_queri
     with django_assert_max_num_queries(12):
         page = admin_client.get(reverse("admin:taxonomy_entity_changelist"))
     assert page.status_code == 200 and "SAMPLE" in page.content.decode()
+
+
+def test_editors_search_snomed_terms_accent_insensitively(admin_client) -> None:  # type: ignore[no-untyped-def]
+    """GIVEN the heart-failure subset WHEN an editor searches 'LEFT-sided  Héart' THEN the
+    full-text search over normalised terms finds 'Acute left-sided heart failure'; a number
+    finds the concept's descriptions."""
+    url = reverse("admin:taxonomy_snomeddescription_changelist")
+    page = admin_client.get(url, {"q": "LEFT-sided  Héart"}).content.decode()
+    assert "Acute left-sided heart failure" in page and "Asthma" not in page
+    by_id = admin_client.get(url, {"q": "364006"}).content.decode()
+    assert "Acute left-sided heart failure" in by_id
