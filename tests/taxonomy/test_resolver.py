@@ -98,3 +98,47 @@ def test_resolve_command_and_staff_route(hospital: None, admin_client, client, c
 def test_resolver_query_count_does_not_grow_with_the_text(hospital: None, django_assert_max_num_queries) -> None:  # type: ignore[no-untyped-def]
     with django_assert_max_num_queries(12):
         text_resolve(text="Acute left-sided heart failure " * 20, language="en")
+
+
+def test_inactive_descriptions_do_not_resolve(hospital: None) -> None:
+    """GIVEN a description made inactive WHEN its exact term is asked THEN it no longer matches."""
+    from taxonomy.models import SnomedDescription
+
+    description = SnomedDescription.objects.get(term="Acute left-sided heart failure")
+    def concepts() -> list[object]:
+        return [c["concept_id"] for c in text_resolve(text="Acute left-sided heart failure", language="en").concepts]
+
+    assert description.concept_id in concepts()
+    SnomedDescription.objects.filter(concept_id=description.concept_id).update(active=False)
+    assert description.concept_id not in concepts()
+
+
+def test_editor_changes_are_recorded_with_who_and_when(hospital: None, admin_client, admin_user) -> None:  # type: ignore[no-untyped-def]
+    from django.contrib.admin.models import CHANGE, LogEntry
+    from django.urls import reverse
+
+    entity = Entity.objects.get(slug="astma")
+    data = {
+        "type": "condition",
+        "slug": "astma",
+        "name": "Astma (bronchiaal)",
+        "names": '{"en": "Asthma"}',
+        "url": "",
+        "phone": "",
+        "description": "",
+        "published": "on",
+        "is_sample": "on",
+        "snomed_concept_id": "195967001",
+        "relations_out-TOTAL_FORMS": "0",
+        "relations_out-INITIAL_FORMS": "0",
+        "relations_out-MIN_NUM_FORMS": "0",
+        "relations_out-MAX_NUM_FORMS": "1000",
+        "aliases-TOTAL_FORMS": "0",
+        "aliases-INITIAL_FORMS": "0",
+        "aliases-MIN_NUM_FORMS": "0",
+        "aliases-MAX_NUM_FORMS": "1000",
+    }
+    response = admin_client.post(reverse("admin:taxonomy_entity_change", args=[entity.pk]), data)
+    assert response.status_code == 302
+    log = LogEntry.objects.get(object_id=str(entity.pk), action_flag=CHANGE)
+    assert log.user == admin_user and log.action_time is not None and "Name" in log.get_change_message()
