@@ -1,1 +1,211 @@
-"""Evaluation models arrive with issue 4 (golden sets, runs, judging)."""
+"""Evaluation data: golden sets and their questions, evaluation runs with one result row per
+question, and judgements of served answers (background judging).
+
+Rows are written by ``evaluation.services`` only. A golden set version that a run has used is
+frozen: its questions never change again (edits make a new version), so every stored run can be
+reproduced against exactly the questions it saw (``content_hash`` proves it).
+"""
+
+from __future__ import annotations
+
+from django.db import models
+
+from zolsearch.search.models import Answer
+
+
+class GoldenSet(models.Model):
+    """One version of a named question set. ``content_hash``: SHA-256 hex of the canonical JSONL
+    of its questions (see ``evaluation.golden.io.golden_questions_hash``)."""
+
+    name = models.SlugField(max_length=100, help_text="Stable name, e.g. 'medquad-heldout'.")
+    version = models.PositiveIntegerField(default=1)
+    description = models.TextField(blank=True)
+    source = models.CharField(max_length=300, blank=True, help_text="Where the questions come from, with licence.")
+    frozen = models.BooleanField(default=False, help_text="Used by a run: edits make a new version.")
+    content_hash = models.CharField(max_length=64, blank=True)
+    question_count = models.PositiveIntegerField(default=0)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["name", "-version"]
+        constraints = [
+            models.UniqueConstraint(fields=["name", "version"], name="goldenset_name_version_uniq"),
+            models.CheckConstraint(condition=models.Q(version__gte=1), name="goldenset_version_pos"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.name} v{self.version}"
+
+
+class GoldenQuestion(models.Model):
+    """A question with what a good answer must contain and where it must come from.
+
+    ``qid``: stable id across versions (e.g. ``medquad:GARD:0004450:3``). ``expected_entities``:
+    names an answer should mention (matched normalised, with synonyms). ``expected_urls``: pages
+    whose retrieval counts as relevant (graded by URL prefix). ``must_refuse``: a correct system
+    declines (medical advice, harmful requests). ``synonyms``: entity → other names from the
+    source (e.g. MedQuAD focus synonyms), used by entity recall next to aliases and SNOMED CT.
+    """
+
+    golden_set = models.ForeignKey(GoldenSet, on_delete=models.CASCADE, related_name="questions")
+    qid = models.CharField(max_length=120)
+    position = models.PositiveIntegerField(default=0)
+    question = models.TextField()
+    language = models.CharField(max_length=8, default="nl")
+    category = models.CharField(max_length=40, default="general")
+    expected_entities = models.JSONField(default=list, blank=True)
+    synonyms = models.JSONField(default=dict, blank=True)
+    expected_urls = models.JSONField(default=list, blank=True)
+    must_refuse = models.BooleanField(default=False)
+    tags = models.JSONField(default=list, blank=True)
+    notes = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["golden_set_id", "position", "id"]
+        constraints = [models.UniqueConstraint(fields=["golden_set", "qid"], name="goldenquestion_set_qid_uniq")]
+
+    def __str__(self) -> str:
+        return f"{self.qid}: {self.question[:60]}"
+
+
+class EvaluationRun(models.Model):
+    """One execution of the pipeline over a golden set version with a frozen configuration.
+
+    ``metrics``: the summary (see ``evaluation.metrics.summary.run_summary``): overall means with
+    bootstrap 95 % CIs, pass rates, refusal accuracy, latency p50/p95 (ms), and breakdowns per
+    category and per language.
+    """
+
+    class Status(models.TextChoices):
+        PENDING = "pending", "Pending"
+        RUNNING = "running", "Running"
+        SUCCEEDED = "succeeded", "Succeeded"
+        FAILED = "failed", "Failed"
+
+    golden_set = models.ForeignKey(GoldenSet, on_delete=models.PROTECT, related_name="runs")
+    label = models.CharField(max_length=200, blank=True)
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.PENDING, db_index=True)
+    config = models.JSONField(default=dict, blank=True)
+    config_hash = models.CharField(max_length=64, blank=True, db_index=True)
+    embedding_model = models.CharField(max_length=128, blank=True)
+    judge_key = models.CharField(max_length=200, blank=True)
+    code_version = models.CharField(max_length=64, blank=True)
+    golden_set_hash = models.CharField(max_length=64, blank=True)
+    total = models.PositiveIntegerField(default=0)
+    done = models.PositiveIntegerField(default=0)
+    metrics = models.JSONField(default=dict, blank=True)
+    pass_rate = models.FloatField(null=True, blank=True, help_text="Composite pass criterion, 0–1.")
+    pass_rate_er = models.FloatField(null=True, blank=True, help_text="ER-only pass criterion, 0–1.")
+    ndcg_at_5 = models.FloatField(null=True, blank=True)
+    entity_recall = models.FloatField(null=True, blank=True)
+    error = models.TextField(blank=True)
+    created_by = models.CharField(max_length=150, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"run {self.pk} on {self.golden_set} ({self.status})"
+
+    @property
+    def progress_percent(self) -> int:
+        """Share of questions done, 0–100."""
+        return int(100 * self.done / self.total) if self.total else 0
+
+
+class EvaluationResult(models.Model):
+    """One question of one run: the served answer, what was retrieved, and every metric.
+
+    ``retrieved_urls``: distinct urls in rank order. ``gate``: the fast gate's scores.
+    ``judge``: ``{"faithfulness", "relevancy", "judge", "evidence", …}``. ``timings_ms``: per stage.
+    Metrics are ``None`` where undefined (no expected urls → no retrieval metrics; no expected
+    entities → no entity recall).
+    """
+
+    run = models.ForeignKey(EvaluationRun, on_delete=models.CASCADE, related_name="results")
+    question = models.ForeignKey(GoldenQuestion, on_delete=models.PROTECT, related_name="results")
+    answer = models.ForeignKey(Answer, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    answer_text = models.TextField(blank=True)
+    outcome = models.CharField(max_length=32, blank=True)
+    refused = models.BooleanField(default=False)
+    retrieved_urls = models.JSONField(default=list, blank=True)
+    gate = models.JSONField(default=dict, blank=True)
+    judge = models.JSONField(default=dict, blank=True)
+    timings_ms = models.JSONField(default=dict, blank=True)
+    latency_ms = models.FloatField(null=True, blank=True)
+    entity_recall = models.FloatField(null=True, blank=True)
+    matched_entities = models.JSONField(default=list, blank=True)
+    ndcg_at_5 = models.FloatField(null=True, blank=True)
+    mrr = models.FloatField(null=True, blank=True)
+    precision_at_5 = models.FloatField(null=True, blank=True)
+    recall_at_5 = models.FloatField(null=True, blank=True)
+    faithfulness = models.FloatField(null=True, blank=True)
+    relevancy = models.FloatField(null=True, blank=True)
+    refusal_correct = models.BooleanField(default=False)
+    passed_er = models.BooleanField(default=False)
+    passed = models.BooleanField(default=False, help_text="Composite pass criterion.")
+    pass_reason = models.CharField(max_length=200, blank=True)
+    error = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["run_id", "question__position", "id"]
+        constraints = [models.UniqueConstraint(fields=["run", "question"], name="evaluationresult_run_question_uniq")]
+
+    def __str__(self) -> str:
+        return f"{self.question.qid} in run {self.run_id}"
+
+
+class Judgement(models.Model):
+    """The judge's scores of one served answer (background judging or an evaluation run).
+
+    ``cache_key``: SHA-256 hex of (question, context, answer, judge key): an identical request is
+    answered from the first DONE judgement with that key, without calling the judge again.
+    Scores in [0, 1]. ``evidence``: per answer sentence ``{"sentence", "supported", "support",
+    "score"}`` (local judge) or DeepEval's verdicts and reasons. ``latency_ms``: wall time of the
+    judge call (0 for a cache hit).
+    """
+
+    class Status(models.TextChoices):
+        PENDING = "pending", "Pending"
+        DONE = "done", "Done"
+        FAILED = "failed", "Failed"
+        SKIPPED = "skipped", "Skipped (sampling or budget)"
+
+    answer = models.ForeignKey(Answer, on_delete=models.CASCADE, related_name="judgements")
+    judge_key = models.CharField(max_length=200)
+    cache_key = models.CharField(max_length=64, db_index=True)
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.PENDING, db_index=True)
+    faithfulness = models.FloatField(null=True, blank=True)
+    relevancy = models.FloatField(null=True, blank=True)
+    evidence = models.JSONField(default=list, blank=True)
+    reasons = models.JSONField(default=dict, blank=True)
+    context_tokens = models.PositiveIntegerField(default=0)
+    truncated = models.BooleanField(default=False, help_text="Context cut to the judge's token budget.")
+    cached = models.BooleanField(default=False)
+    latency_ms = models.FloatField(null=True, blank=True)
+    attempts = models.PositiveIntegerField(default=0)
+    error = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        constraints = [
+            models.UniqueConstraint(fields=["answer", "judge_key"], name="judgement_answer_judge_uniq"),
+            models.CheckConstraint(
+                condition=models.Q(faithfulness__isnull=True)
+                | models.Q(faithfulness__gte=0.0, faithfulness__lte=1.0),
+                name="judgement_faithfulness_range",
+            ),
+            models.CheckConstraint(
+                condition=models.Q(relevancy__isnull=True) | models.Q(relevancy__gte=0.0, relevancy__lte=1.0),
+                name="judgement_relevancy_range",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.judge_key} on answer {self.answer_id} ({self.status})"

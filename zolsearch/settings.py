@@ -105,6 +105,7 @@ if CELERY_BROKER_URL.startswith("filesystem://"):
         "data_folder_in": str(Path(BROKER_DIR) / "queue"),
         "data_folder_out": str(Path(BROKER_DIR) / "queue"),
         "processed_folder": str(Path(BROKER_DIR) / "processed"),
+        "control_folder": str(Path(BROKER_DIR) / "control"),  # kombu's default is ./control
         "store_processed": False,
     }
 CELERY_TASK_IGNORE_RESULT = True
@@ -161,6 +162,27 @@ SEARCH_FALLBACK_CONTACT = env(
     "SEARCH_FALLBACK_CONTACT",
     default="het onthaal van het ziekenhuis (tel. 089 32 50 50) of https://www.zol.be",
 )
+
+# --- Evaluation and background judging ------------------------------------------------------
+# Judge: DeepEval's faithfulness and answer relevancy through any OpenAI-compatible endpoint when
+# JUDGE_MODEL and JUDGE_BASE_URL are set (a pinned model name, temperature 0); otherwise the
+# offline local judge (embedding-based claim support, a documented heuristic: docs/EVALUATION.md).
+JUDGE_MODEL = env("JUDGE_MODEL", default="")
+JUDGE_BASE_URL = env("JUDGE_BASE_URL", default="")
+JUDGE_API_KEY = env("JUDGE_API_KEY", default="not-needed")
+JUDGE_TIMEOUT_S = env.float("JUDGE_TIMEOUT_S", default=60.0)
+JUDGE_MAX_RETRIES = env.int("JUDGE_MAX_RETRIES", default=3)
+JUDGE_CONTEXT_TOKENS = env.int("JUDGE_CONTEXT_TOKENS", default=3000)  # context budget, ≈ 4 characters a token
+# Judge every stored answer after commit (the API never waits for it). Sampling rate in [0, 1]
+# (deterministic on the trace id), a daily budget of judge calls (0 = unlimited; cache hits are
+# free), and answers whose fast-gate score is below JUDGE_ALWAYS_BELOW_GATE are always judged.
+JUDGE_ON_ANSWER = env.bool("JUDGE_ON_ANSWER", default=True)
+JUDGE_SAMPLE_RATE = env.float("JUDGE_SAMPLE_RATE", default=1.0)
+JUDGE_DAILY_BUDGET = env.int("JUDGE_DAILY_BUDGET", default=0)
+JUDGE_ALWAYS_BELOW_GATE = env.float("JUDGE_ALWAYS_BELOW_GATE", default=0.75)
+EVALUATION_BOOTSTRAP_SAMPLES = env.int("EVALUATION_BOOTSTRAP_SAMPLES", default=2000)
+EVALUATION_BOOTSTRAP_SEED = env.int("EVALUATION_BOOTSTRAP_SEED", default=20261122)
+GOLDEN_SETS_DIR = env.path("GOLDEN_SETS_DIR", default=BASE_DIR / "data" / "golden")
 
 LOGGING = {
     "version": 1,

@@ -13,7 +13,9 @@ class Answer(models.Model):
     ``chunk_scores``: list of ``{"chunk_id", "external_id", "rank", "rrf", "dense", "bm25"}``
     in final rank order. ``gate``: ``{"score", "context_alignment", "semantic_similarity",
     "threshold", "passed"}`` (cosines in [-1, 1]). ``timings_ms``: stage name → wall time in ms.
-    ``trace``: which retrievers ran (``lexical_backend``: ``paradedb`` or ``postgres_fts``).
+    ``trace``: which retrievers ran (``lexical_backend``: ``paradedb`` or ``postgres_fts``), the
+    taxonomy facts pinned, and ``cited_chunk_ids`` (the chunks the answer's sentences come from:
+    the judge's context). ``channel``: who asked (API, batch, evaluation run).
     """
 
     class Outcome(models.TextChoices):
@@ -21,7 +23,13 @@ class Answer(models.Model):
         GATE_REJECTED = "gate_rejected", "Rejected by the quality gate"
         NO_RESULTS = "no_results", "No results"
 
+    class Channel(models.TextChoices):
+        API = "api", "Search API"
+        BATCH = "batch", "Batch run (search_batch)"
+        EVALUATION = "evaluation", "Evaluation run"
+
     trace_id = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
+    channel = models.CharField(max_length=16, choices=Channel.choices, default=Channel.API, db_index=True)
     conversation_id = models.CharField(max_length=64, blank=True)
     question = models.TextField()
     language = models.CharField(max_length=8)

@@ -35,16 +35,19 @@ def _chunk_scores(state: SearchState) -> list[dict[str, object]]:
     return rows
 
 
-def answer_record(*, state: SearchState) -> Answer:
-    """Store the served answer of ``state`` and announce it after commit."""
+def answer_record(*, state: SearchState, channel: str = Answer.Channel.API) -> Answer:
+    """Store the served answer of ``state`` and announce it after commit (``answer_stored``)."""
     answered = state.outcome == Answer.Outcome.ANSWERED
     draft = state.draft
     trace = dict(state.trace)
-    if draft is not None and not answered:
-        trace["draft_citations"] = [c.public() for c in draft.citations]
+    if draft is not None:
+        trace["cited_chunk_ids"] = list(draft.cited_chunk_ids)
+        if not answered:
+            trace["draft_citations"] = [c.public() for c in draft.citations]
     gate = state.gate.as_dict() if state.gate else {}
     answer = Answer(
         trace_id=state.trace_id,
+        channel=channel,
         conversation_id=state.request.conversation_id[:64],
         question=state.request.question,
         language=state.language,
@@ -71,11 +74,15 @@ def answer_record(*, state: SearchState) -> Answer:
     return answer
 
 
-def search_answer(*, request: SearchRequest, config: PipelineConfig | None = None) -> tuple[SearchState, Answer]:
+def search_answer(
+    *, request: SearchRequest, config: PipelineConfig | None = None, channel: str = Answer.Channel.API
+) -> tuple[SearchState, Answer]:
     """Answer ``request`` with ``config`` (default: from settings) and store the ``Answer``.
+
+    ``channel``: who asked (``Answer.Channel``); evaluation runs judge their answers themselves.
 
     Raises ``InvalidQuestion``, ``IndexEmpty``, ``EmbeddingModelMismatch`` or
     ``EmbeddingUnavailable`` (nothing stored).
     """
     state = pipeline_run(request=request, config=config or pipeline_config_default())
-    return state, answer_record(state=state)
+    return state, answer_record(state=state, channel=channel)

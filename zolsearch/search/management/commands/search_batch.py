@@ -63,7 +63,9 @@ class Command(BaseCommand):
             for qid, question in tqdm(queries, desc="search_batch", disable=options["verbosity"] == 0):
                 try:
                     _, answer = search_answer(
-                        request=SearchRequest(question=question, language=options["language"]), config=config
+                        request=SearchRequest(question=question, language=options["language"]),
+                        config=config,
+                        channel="batch",
                     )  # type: ignore[arg-type]
                 except InvalidQuestion as exc:
                     self.stderr.write(f"{qid}: skipped: {exc}")

@@ -1,0 +1,1 @@
+"""Golden question sets: JSONL import/export (``io``) and builders from real data (``builders``)."""
