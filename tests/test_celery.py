@@ -11,26 +11,22 @@ for another worker on the same Redis.
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
-import signal
 import subprocess
-import sys
 import time
 import uuid
-from collections.abc import Iterator
 from pathlib import Path
 
 import kombu
 import pytest
 import redis
 from django.conf import settings
-from django.db import connection
 
 from ingestion.models import Document, IngestionRun
 from ingestion.services import ingestion_run_create
 from ingestion.tasks import ingestion_run_task
+from tests.workers import broker_transport_options, worker_env
+from tests.workers import worker as worker_process
 from zolsearch.celery import app
 
 BASE_DIR = Path(settings.BASE_DIR)
@@ -69,54 +65,6 @@ def _jsonl_write(path: Path, tag: str) -> list[str]:
     ]
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return good
-
-
-def _worker_env(**overrides: str) -> dict[str, str]:
-    """Environment of the worker: same embedded server and test database as this process."""
-    env = dict(os.environ)
-    for key in ("DATABASE_URL", "CELERY_BROKER_URL", "CELERY_BROKER_DIR", "CELERY_TASK_ALWAYS_EAGER"):
-        env.pop(key, None)
-    env.update(
-        DJANGO_SETTINGS_MODULE="zolsearch.settings",
-        EMBEDDED_PGDATA=str(settings.DATABASES["default"]["EMBEDDED_PGDATA"]),
-        EMBEDDED_PGDATABASE=str(connection.settings_dict["NAME"]),  # the test database
-        PYTHONUNBUFFERED="1",
-    )
-    env.update(overrides)
-    return env
-
-
-@contextlib.contextmanager
-def _worker(*, queue: str, env: dict[str, str], log: Path) -> Iterator[subprocess.Popen]:
-    """A ``celery worker --pool=solo`` process consuming ``queue``; always stopped on exit."""
-    command = [
-        sys.executable, "-m", "celery", "-A", "zolsearch", "worker",
-        "--pool=solo", "-l", "WARNING", "-Q", queue, "-n", f"{queue}@%h",
-        "--without-gossip", "--without-mingle", "--without-heartbeat",
-    ]  # fmt: skip
-    with log.open("wb") as output:
-        process = subprocess.Popen(command, cwd=BASE_DIR, env=env, stdout=output, stderr=subprocess.STDOUT)
-        try:
-            yield process
-        finally:
-            if process.poll() is None:
-                process.send_signal(signal.SIGTERM)  # warm shutdown
-                try:
-                    process.wait(timeout=30)
-                except subprocess.TimeoutExpired:
-                    process.kill()
-                    process.wait(timeout=30)
-
-
-@contextlib.contextmanager
-def _broker_transport_options(options: dict[str, object]) -> Iterator[None]:
-    """Make this process's Celery app use ``options`` for new connections; restored on exit."""
-    original = app.conf.broker_transport_options
-    app.conf.broker_transport_options = options
-    try:
-        yield
-    finally:
-        app.conf.broker_transport_options = original
 
 
 def _run_wait_final(run_id: int, *, worker: subprocess.Popen, log: Path) -> IngestionRun:
@@ -172,12 +120,12 @@ def test_worker_runs_ingestion_from_filesystem_broker(tmp_path: Path) -> None:
     assert run.status == IngestionRun.Status.PENDING
 
     original_options = app.conf.broker_transport_options
-    with _broker_transport_options(options), app.connection_for_write("filesystem://") as conn:
+    with broker_transport_options(options), app.connection_for_write("filesystem://") as conn:
         ingestion_run_task.apply_async(args=[run.id], connection=conn, queue=queue)
     assert app.conf.broker_transport_options == original_options  # restored
     assert len(list((broker_dir / "queue").iterdir())) == 1  # the message waits in the fresh folder
 
-    with _worker(queue=queue, env=_worker_env(CELERY_BROKER_DIR=str(broker_dir)), log=log) as worker:
+    with worker_process(queue=queue, env=worker_env(CELERY_BROKER_DIR=str(broker_dir)), log=log) as worker:
         run = _run_wait_final(run.id, worker=worker, log=log)
 
     _assert_run_ingested(run, good_ids=good_ids, file_name=data.name, log=log)
@@ -200,15 +148,15 @@ def test_worker_runs_ingestion_from_redis_broker(tmp_path: Path) -> None:
 
     client = redis.Redis.from_url(REDIS_URL)
     try:
-        with _broker_transport_options({}), app.connection_for_write(REDIS_URL) as conn:
+        with broker_transport_options({}), app.connection_for_write(REDIS_URL) as conn:
             ingestion_run_task.apply_async(args=[run.id], connection=conn, queue=queue)
         assert client.llen(queue) == 1  # the message waits in Redis, on this test's queue only
 
-        with _worker(queue=queue, env=_worker_env(CELERY_BROKER_URL=REDIS_URL), log=log) as worker:
+        with worker_process(queue=queue, env=worker_env(CELERY_BROKER_URL=REDIS_URL), log=log) as worker:
             run = _run_wait_final(run.id, worker=worker, log=log)
     finally:
         # kombu removes the queue and its binding tables (declared here so that it knows them)
-        with _broker_transport_options({}), app.connection_for_write(REDIS_URL) as conn:
+        with broker_transport_options({}), app.connection_for_write(REDIS_URL) as conn:
             kombu.Queue(queue, kombu.Exchange(queue, type="direct"), routing_key=queue)(conn.default_channel).declare()
             conn.default_channel.queue_delete(queue)
         leftover = client.keys(f"*{queue}*")

@@ -1,0 +1,93 @@
+"""Answer metrics: entity recall and refusal detection.
+
+Entity recall asks whether the answer names what a good answer must name (a golden question's
+``expected_entities``), with the other names the source gives (``synonyms``). Matching is on
+whole words of :func:`taxonomy.text.text_normalise` text (lower case, accents folded, every run
+of punctuation → one space): ``"Hart-falen"`` matches ``"hart falen"`` but not ``"hartfalen"``
+(compounds are not split). Inflections (``kidney stone`` / ``kidney stones``, ``niersteen`` /
+``nierstenen``) match through a Snowball stem fallback (Porter 2001, "Snowball: A language for
+stemming algorithms"; the ``snowballstemmer`` package), tried with the English and with the
+Dutch stemmer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from types import MappingProxyType
+
+import snowballstemmer
+
+from taxonomy.text import text_normalise
+
+ANSWERED_OUTCOME = "answered"
+# Outcomes of a served answer that decline to answer: the pipeline's (``Answer.Outcome``) and the
+# guard's. :func:`answer_refused` treats every outcome but ``answered`` as a refusal.
+REFUSAL_OUTCOMES = frozenset({"gate_rejected", "no_results", "refused", "guard_refused"})
+STEM_LANGUAGES = ("english", "dutch")
+
+_NO_SYNONYMS: Mapping[str, Sequence[str]] = MappingProxyType({})
+
+
+def _padded(words: Sequence[str]) -> str:
+    """Words joined with single spaces and padded, so ``" a b " in padded`` is a whole-word test."""
+    return f" {' '.join(words)} "
+
+
+def entity_recall(
+    *, answer: str, expected: Sequence[str], synonyms: Mapping[str, Sequence[str]] = _NO_SYNONYMS
+) -> tuple[float | None, list[str]]:
+    """Share of the expected entities the answer mentions, in [0, 1], and which ones.
+
+    ``expected``: entity names; duplicates by normalised text count once, and a name that
+    normalises to nothing (``"—"``) is not an entity and is skipped. ``synonyms``: entity → other
+    names (keys are matched by normalised text, so ``"Asthma"`` finds the key ``"asthma"``; a
+    plain string value is one synonym). An entity is mentioned when, for its name or any synonym,
+
+    1. the normalised name occurs in the normalised answer as whole words, or
+    2. the sequence of its Snowball stems occurs, as whole words, in the answer's stems, with the
+       English or with the Dutch stemmer (the same stemmer on both sides). This over-matches
+       where unrelated words share a stem: the English stemmer reduces both ``AIDS`` and
+       ``aid`` to ``aid``. That is the price of matching plurals and inflections.
+
+    Returns ``(recall, matched)``: ``matched`` holds the expected names as given, in expected
+    order. ``(None, [])`` when there is no expected entity (recall undefined, not zero); an
+    empty answer gives ``(0.0, [])``.
+    """
+    entities: dict[str, str] = {}
+    for name in expected:
+        normalised = text_normalise(name)
+        if normalised:
+            entities.setdefault(normalised, name)
+    if not entities:
+        return None, []
+
+    synonyms_by_key: dict[str, list[str]] = {}
+    for key, values in synonyms.items():
+        names = [values] if isinstance(values, str) else list(values)
+        synonyms_by_key.setdefault(text_normalise(key), []).extend(names)
+
+    answer_words = text_normalise(answer).split()
+    answer_text = _padded(answer_words)
+    stemmers = {language: snowballstemmer.stemmer(language) for language in STEM_LANGUAGES}
+    answer_stems = {language: _padded(stemmer.stemWords(answer_words)) for language, stemmer in stemmers.items()}
+
+    def mentioned(name: str) -> bool:
+        words = text_normalise(name).split()
+        if not words:
+            return False
+        if _padded(words) in answer_text:
+            return True
+        return any(_padded(stemmers[lang].stemWords(words)) in answer_stems[lang] for lang in STEM_LANGUAGES)
+
+    matched = [
+        name
+        for normalised, name in entities.items()
+        if any(mentioned(candidate) for candidate in [normalised, *synonyms_by_key.get(normalised, [])])
+    ]
+    return len(matched) / len(entities), matched
+
+
+def answer_refused(*, outcome: str) -> bool:
+    """Whether a served answer declined: every outcome but ``"answered"`` (the ones we know are
+    :data:`REFUSAL_OUTCOMES`; an unknown or empty outcome counts as not answered too)."""
+    return outcome != ANSWERED_OUTCOME

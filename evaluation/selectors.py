@@ -1,0 +1,167 @@
+"""Reads of evaluation: synonyms for entity recall, the judge's view of an answer, run
+comparisons and review lists."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from django.db.models import Q, QuerySet
+
+from evaluation.judges.base import JudgeInput
+from evaluation.models import EvaluationResult, EvaluationRun
+from ingestion.models import Chunk
+from taxonomy.models import Alias, Entity, ReviewState, SnomedDescription
+from taxonomy.text import text_normalise
+from zolsearch.search.generation import answer_plain
+from zolsearch.search.models import Answer
+
+
+def entity_synonyms(*, names: Sequence[str]) -> dict[str, list[str]]:
+    """Other names of each expected entity, from the curated knowledge (for entity recall).
+
+    For each name: when it is (normalised) the name, another-language name or an approved alias
+    of a taxonomy entity, that entity's names, approved aliases and the active SNOMED CT
+    descriptions of its concept; when it is an active SNOMED CT description, the other active
+    descriptions of that concept. Returns ``{name: [synonym, …]}`` (only names with synonyms;
+    the name itself excluded). Four queries, whatever the number of names.
+    """
+    wanted = {text_normalise(n): n for n in names if text_normalise(n)}
+    if not wanted:
+        return {}
+    by_name: dict[str, set[int]] = {}
+    entities = {e.id: e for e in Entity.objects.only("id", "name", "names", "snomed_concept_id")}
+    for entity in entities.values():
+        for label in [entity.name, *[str(v) for v in (entity.names or {}).values()]]:
+            key = text_normalise(label)
+            if key in wanted:
+                by_name.setdefault(key, set()).add(entity.id)
+    aliases = list(
+        Alias.objects.filter(review_state=ReviewState.APPROVED).values_list("entity_id", "text", "normalised")
+    )
+    for entity_id, _, normalised in aliases:
+        if normalised in wanted:
+            by_name.setdefault(normalised, set()).add(entity_id)
+    concept_of_entity = {eid: entities[eid].snomed_concept_id for ids in by_name.values() for eid in ids}
+    snomed_hits = SnomedDescription.objects.filter(term_normalised__in=list(wanted), active=True).values_list(
+        "term_normalised", "concept_id"
+    )
+    concepts_by_name: dict[str, set[int]] = {}
+    for normalised, concept_id in snomed_hits:
+        concepts_by_name.setdefault(normalised, set()).add(concept_id)
+    all_concepts = {c for c in concept_of_entity.values() if c} | {c for s in concepts_by_name.values() for c in s}
+    terms_by_concept: dict[int, list[str]] = {}
+    for concept_id, term in SnomedDescription.objects.filter(concept_id__in=all_concepts, active=True).values_list(
+        "concept_id", "term"
+    ):
+        terms_by_concept.setdefault(concept_id, []).append(term)
+    aliases_by_entity: dict[int, list[str]] = {}
+    for entity_id, text, _ in aliases:
+        aliases_by_entity.setdefault(entity_id, []).append(text)
+
+    result: dict[str, list[str]] = {}
+    for key, original in wanted.items():
+        found: list[str] = []
+        for entity_id in sorted(by_name.get(key, ())):
+            entity = entities[entity_id]
+            found += [entity.name, *[str(v) for v in (entity.names or {}).values()]]
+            found += aliases_by_entity.get(entity_id, [])
+            if entity.snomed_concept_id:
+                found += terms_by_concept.get(entity.snomed_concept_id, [])
+        for concept_id in sorted(concepts_by_name.get(key, ())):
+            found += terms_by_concept.get(concept_id, [])
+        unique = list(dict.fromkeys(s for s in found if text_normalise(s) and text_normalise(s) != key))
+        if unique:
+            result[original] = unique
+    return result
+
+
+def _chunk_text(chunk: Chunk) -> str:
+    summary = chunk.document.summary.strip()
+    return f"{summary}\n{chunk.text}" if summary and chunk.position == 0 else chunk.text
+
+
+def judge_input_for_answer(*, answer: Answer) -> JudgeInput | None:
+    """What the judge sees of a stored answer, or ``None`` when there is nothing to judge.
+
+    Answered: the answer without citation markers and without the pinned taxonomy lines (those
+    go to ``authoritative``), the cited chunks' text as context. Rejected by the gate: the
+    rejected draft (kept in ``trace``) with its context, so the review queue can compare the
+    gate with the judge. No results (nothing drafted): ``None``.
+    """
+    trace = answer.trace or {}
+    if answer.outcome == Answer.Outcome.ANSWERED:
+        text = answer.answer
+    elif trace.get("rejected_answer"):
+        text = str(trace["rejected_answer"])
+    else:
+        return None
+    facts = [str(f) for f in (trace.get("taxonomy") or {}).get("facts", [])]
+    plain = answer_plain(text)
+    for fact in facts:
+        plain = plain.replace(fact, " ")
+    plain = " ".join(plain.split())
+    chunk_ids = [int(i) for i in trace.get("cited_chunk_ids", [])]
+    chunks = {c.id: c for c in Chunk.objects.filter(id__in=chunk_ids).select_related("document")}
+    context = tuple(_chunk_text(chunks[i]) for i in chunk_ids if i in chunks)
+    if not plain and not facts:
+        return None
+    return JudgeInput(
+        question=answer.question, answer=plain or answer_plain(text), context=context, authoritative=tuple(facts)
+    )
+
+
+@dataclass(frozen=True)
+class ResultPair:
+    """One question in two runs (either side may be missing when the sets differ)."""
+
+    qid: str
+    question: str
+    category: str
+    left: EvaluationResult | None
+    right: EvaluationResult | None
+
+    @property
+    def change(self) -> str:
+        """``regressed`` (pass → fail), ``recovered`` (fail → pass), ``same`` or ``missing``."""
+        if self.left is None or self.right is None:
+            return "missing"
+        if self.left.passed and not self.right.passed:
+            return "regressed"
+        if not self.left.passed and self.right.passed:
+            return "recovered"
+        return "same"
+
+
+def run_results(*, run: EvaluationRun, verdict: str = "") -> QuerySet[EvaluationResult]:
+    """Result rows of ``run`` with their question, in set order; ``verdict`` ``pass``/``fail``
+    filters on the composite criterion."""
+    queryset = EvaluationResult.objects.filter(run=run).select_related("question")
+    if verdict == "pass":
+        queryset = queryset.filter(passed=True)
+    elif verdict == "fail":
+        queryset = queryset.filter(passed=False)
+    return queryset.order_by("question__position", "id")
+
+
+def runs_compare(*, left: EvaluationRun, right: EvaluationRun) -> list[ResultPair]:
+    """Pairs of results matched by ``qid`` (question ids are stable across set versions), in the
+    left run's order, then questions only the right run has. Two queries."""
+    lefts = {r.question.qid: r for r in run_results(run=left)}
+    rights = {r.question.qid: r for r in run_results(run=right)}
+    pairs = []
+    for qid in [*lefts, *[q for q in rights if q not in lefts]]:
+        a, b = lefts.get(qid), rights.get(qid)
+        source = a or b
+        assert source is not None
+        pairs.append(
+            ResultPair(qid=qid, question=source.question.question, category=source.question.category, left=a, right=b)
+        )
+    return pairs
+
+
+def answers_for_review() -> QuerySet[Answer]:
+    """Served answers the gate rejected or the judge scored low (faithfulness or relevancy < 0.5),
+    newest first."""
+    low = Q(judgements__faithfulness__lt=0.5) | Q(judgements__relevancy__lt=0.5)
+    return Answer.objects.filter(Q(outcome=Answer.Outcome.GATE_REJECTED) | low).distinct().order_by("-created_at")

@@ -1,0 +1,1 @@
+"""Writes of evaluation, split by subdomain: golden sets, runs, judging."""

@@ -1,0 +1,191 @@
+"""Background judging of served answers: sampling, daily budget, cache, and the judge call.
+
+Every stored answer is announced by ``zolsearch.search.services.answer_stored`` after commit;
+:func:`answer_judging_enqueue` (connected in ``EvaluationConfig.ready``) queues
+``answer_judge_task`` for it, and the API response never waits for the judge. Evaluation runs
+judge their own answers inline through :func:`answer_judge` (no sampling, no budget).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import time
+from datetime import timedelta
+
+from django.conf import settings
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from evaluation.judges import Judge, JudgeInput, JudgeUnavailable, judge_get
+from evaluation.models import Judgement
+from evaluation.selectors import judge_input_for_answer
+from zolsearch.search.models import Answer
+
+logger = logging.getLogger(__name__)
+
+
+def judge_cache_key(*, item: JudgeInput, judge_key: str) -> str:
+    """SHA-256 hex of (question, context, authoritative lines, answer, judge key): identical
+    judge requests share one result."""
+    payload = json.dumps(
+        [judge_key, item.question, list(item.context), list(item.authoritative), item.answer],
+        ensure_ascii=False,
+        separators=(",", ":"),
+    )
+    return hashlib.sha256(payload.encode("utf-8")).hexdigest()
+
+
+def _sample_position(trace_id: str) -> float:
+    """A uniform number in [0, 1) derived from the trace id (same answer, same decision)."""
+    return int(hashlib.sha256(str(trace_id).encode()).hexdigest()[:8], 16) / 2**32
+
+
+def answer_judging_wanted(*, answer: Answer, judge_key: str) -> tuple[bool, str]:
+    """Whether background judging should judge ``answer`` now, and why.
+
+    Low fast-gate score (rejected, or score < ``JUDGE_ALWAYS_BELOW_GATE``) → always. Otherwise
+    the trace id's sample position must be < ``JUDGE_SAMPLE_RATE`` and fewer than
+    ``JUDGE_DAILY_BUDGET`` judge calls (cache hits are free) may have been made today for this
+    judge (0 = no budget).
+    """
+    low_gate = answer.outcome == Answer.Outcome.GATE_REJECTED or (
+        answer.gate_score is not None and answer.gate_score < settings.JUDGE_ALWAYS_BELOW_GATE
+    )
+    if low_gate:
+        return True, "low fast-gate score: always judged"
+    if _sample_position(str(answer.trace_id)) >= settings.JUDGE_SAMPLE_RATE:
+        return False, f"not sampled (rate {settings.JUDGE_SAMPLE_RATE})"
+    budget = settings.JUDGE_DAILY_BUDGET
+    if budget > 0:
+        start = timezone.localtime().replace(hour=0, minute=0, second=0, microsecond=0)
+        used = Judgement.objects.filter(
+            judge_key=judge_key,
+            cached=False,
+            status__in=[Judgement.Status.DONE, Judgement.Status.FAILED],
+            created_at__gte=start,
+            created_at__lt=start + timedelta(days=1),
+        ).count()
+        if used >= budget:
+            return False, f"daily judge budget of {budget} calls used"
+    return True, "sampled"
+
+
+def _observe(judgement: Judgement) -> None:
+    try:
+        from zolsearch.observability import judge_observe
+
+        judge_observe(
+            judge_key=judgement.judge_key,
+            status="cached" if judgement.cached else judgement.status,
+            faithfulness=judgement.faithfulness,
+            relevancy=judgement.relevancy,
+            latency_ms=judgement.latency_ms,
+        )
+    except Exception:  # metrics must never break judging
+        logger.exception("could not record judge metrics")
+
+
+def _finish(judgement: Judgement, **fields: object) -> Judgement:
+    for name, value in fields.items():
+        setattr(judgement, name, value)
+    judgement.finished_at = timezone.now()
+    judgement.full_clean(validate_unique=False)
+    judgement.save()
+    _observe(judgement)
+    return judgement
+
+
+def answer_judge(*, answer_id: int, judge: Judge | None = None, background: bool = False) -> Judgement | None:
+    """Judge stored answer ``answer_id`` with ``judge`` (default: the configured one).
+
+    Returns ``None`` when the answer is gone; the existing judgement when it is already DONE or
+    SKIPPED (status guard); otherwise the new judgement: SKIPPED (nothing to judge, or not
+    sampled / over budget when ``background``), DONE from the cache (an identical request was
+    judged before: ``cached``, latency 0), or DONE from a judge call. Raises
+    :class:`JudgeUnavailable` after recording the judgement FAILED with the error, so a task
+    can retry.
+    """
+    answer = Answer.objects.filter(pk=answer_id).first()
+    if answer is None:
+        return None
+    judge = judge or judge_get()
+    try:
+        with transaction.atomic():
+            judgement, _ = Judgement.objects.get_or_create(answer=answer, judge_key=judge.key)
+    except IntegrityError:  # a concurrent worker created it first
+        judgement = Judgement.objects.get(answer=answer, judge_key=judge.key)
+    if judgement.status in (Judgement.Status.DONE, Judgement.Status.SKIPPED):
+        return judgement
+    item = judge_input_for_answer(answer=answer)
+    if item is None:
+        return _finish(judgement, status=Judgement.Status.SKIPPED, reasons={"skipped": "no drafted answer to judge"})
+    if background:
+        wanted, why = answer_judging_wanted(answer=answer, judge_key=judge.key)
+        if not wanted:
+            return _finish(judgement, status=Judgement.Status.SKIPPED, reasons={"skipped": why})
+    cache_key = judge_cache_key(item=item, judge_key=judge.key)
+    judgement.cache_key = cache_key
+    hit = (
+        Judgement.objects.filter(cache_key=cache_key, judge_key=judge.key, status=Judgement.Status.DONE)
+        .exclude(pk=judgement.pk)
+        .order_by("created_at")
+        .first()
+    )
+    if hit is not None:
+        return _finish(
+            judgement,
+            status=Judgement.Status.DONE,
+            faithfulness=hit.faithfulness,
+            relevancy=hit.relevancy,
+            evidence=hit.evidence,
+            reasons={**hit.reasons, "cached_from": hit.pk},
+            context_tokens=hit.context_tokens,
+            truncated=hit.truncated,
+            cached=True,
+            latency_ms=0.0,
+            error="",
+        )
+    started = time.perf_counter()
+    try:
+        verdict = judge.judge(item)
+    except JudgeUnavailable as exc:
+        _finish(
+            judgement,
+            status=Judgement.Status.FAILED,
+            error=str(exc),
+            attempts=judgement.attempts + 1,
+            latency_ms=round((time.perf_counter() - started) * 1000, 3),
+        )
+        raise
+    return _finish(
+        judgement,
+        status=Judgement.Status.DONE,
+        faithfulness=verdict.faithfulness,
+        relevancy=verdict.relevancy,
+        evidence=verdict.evidence,
+        reasons=verdict.reasons,
+        context_tokens=verdict.context_tokens,
+        truncated=verdict.truncated,
+        cached=False,
+        attempts=judgement.attempts + verdict.attempts,
+        latency_ms=round((time.perf_counter() - started) * 1000, 3),
+        error="",
+    )
+
+
+def answer_judging_enqueue(*, answer: Answer) -> bool:
+    """Queue background judging of ``answer`` (called after commit). Evaluation-run answers are
+    judged by their run, and ``JUDGE_ON_ANSWER=false`` turns it off. A broker failure is logged,
+    never raised into the request that served the answer. Returns whether a task was queued."""
+    if not settings.JUDGE_ON_ANSWER or answer.channel == Answer.Channel.EVALUATION:
+        return False
+    from evaluation.tasks import answer_judge_task
+
+    try:
+        answer_judge_task.delay(answer.pk)
+    except Exception:
+        logger.exception("could not queue judging of answer %s", answer.pk)
+        return False
+    return True

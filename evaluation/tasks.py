@@ -1,0 +1,59 @@
+"""Celery tasks of evaluation. Arguments are ids; rows carry status, progress and errors."""
+
+from __future__ import annotations
+
+import logging
+
+from celery import shared_task
+
+from evaluation.judges import JudgeUnavailable
+from evaluation.models import EvaluationRun
+from evaluation.services.judging import answer_judge
+from evaluation.services.runs import evaluation_run_abandon, evaluation_run_execute
+
+logger = logging.getLogger(__name__)
+
+
+@shared_task(
+    bind=True,
+    acks_late=True,
+    autoretry_for=(JudgeUnavailable,),
+    retry_backoff=5,
+    retry_backoff_max=300,
+    retry_jitter=True,
+    max_retries=3,
+    soft_time_limit=300,
+    time_limit=360,
+)
+def answer_judge_task(self, answer_id: int) -> str:  # type: ignore[no-untyped-def]
+    """Judge answer ``answer_id`` in the background (sampling, budget and cache applied).
+
+    Returns the judgement's status, or ``"gone"`` when the answer was deleted. A judge that is
+    unavailable is retried with exponential backoff and jitter (5 s, 10 s, 20 s, at most 300 s;
+    3 retries); the judgement stays FAILED with the error after the last one.
+    """
+    judgement = answer_judge(answer_id=answer_id, background=True)
+    return judgement.status if judgement else "gone"
+
+
+@shared_task(bind=True, acks_late=True, reject_on_worker_lost=False)
+def evaluation_run_task(self, run_id: int) -> str:  # type: ignore[no-untyped-def]
+    """Execute evaluation run ``run_id``; quietly returns if it is gone or already claimed.
+
+    A redelivered message for a run still RUNNING means its worker died: the run is marked
+    FAILED (its finished results are kept) so the admin does not show it running forever.
+    """
+    run = EvaluationRun.objects.filter(pk=run_id).first()
+    if run is None:
+        return "skipped"
+    if run.status == EvaluationRun.Status.RUNNING and (self.request.delivery_info or {}).get("redelivered"):
+        evaluation_run_abandon(run_id=run_id, reason="the worker running this evaluation stopped; run it again")
+        return "abandoned"
+    if run.status != EvaluationRun.Status.PENDING:
+        return "skipped"
+    try:
+        run = evaluation_run_execute(run_id=run_id)
+    except Exception:
+        logger.exception("evaluation run %s failed", run_id)
+        return "failed"
+    return run.status

@@ -1,0 +1,490 @@
+"""The evaluation metrics against hand-computed values. Pure functions: no database."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from evaluation.metrics.answers import REFUSAL_OUTCOMES, answer_refused, entity_recall
+from evaluation.metrics.criteria import (
+    ER_ONLY_PASS,
+    ER_PASS,
+    FAITHFULNESS_PASS,
+    RELEVANCY_FLOOR,
+    RELEVANCY_PASS,
+    pass_composite,
+    pass_er_only,
+)
+from evaluation.metrics.retrieval import (
+    PARTIAL_GRADE,
+    mrr,
+    ndcg_at_k,
+    precision_at_k,
+    ranked_urls,
+    recall_at_k,
+    url_grade,
+    url_normalise,
+)
+from evaluation.metrics.stats import bootstrap_ci, latency_summary, mcnemar, percentile
+
+A = "https://a.org/x"
+A_SUB = "https://a.org/x/y"  # under A: grade 0.5
+A_SUB2 = "https://a.org/x/z"
+A_SIBLING = "https://a.org/xy"  # shares A's characters but is not under it: grade 0
+B = "https://b.org/page"
+C = "https://c.org/other"
+N1, N2, N3, N4 = (f"https://n.org/{i}" for i in range(1, 5))  # irrelevant
+
+
+# --- retrieval: url_normalise / url_grade -------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("url", "normalised"),
+    [
+        ("HTTPS://WWW.A.org:443/X/?#", "https://www.a.org/X"),  # case of path kept, www kept
+        ("http://A.org:80/x", "http://a.org/x"),
+        ("http://a.org:8080/x", "http://a.org:8080/x"),  # not the default port: kept
+        ("https://a.org:80/x", "https://a.org:80/x"),  # 80 is not https's default
+        ("http://a.org", "http://a.org/"),  # empty path → root
+        ("http://a.org/", "http://a.org/"),  # the root keeps its slash
+        ("https://a.org/x/?q=1#Frag", "https://a.org/x?q=1#Frag"),
+        ("  https://a.org/x  ", "https://a.org/x"),
+        ("https://User@A.ORG/x", "https://User@a.org/x"),
+        ("https://[::1]:443/x/", "https://[::1]/x"),
+        ("https://a.org:99999/x", "https://a.org:99999/x"),  # invalid port: left as written
+        ("", ""),
+    ],
+)
+def test_url_normalise(url: str, normalised: str) -> None:
+    assert url_normalise(url) == normalised
+    assert url_normalise(normalised) == normalised  # idempotent
+
+
+@pytest.mark.parametrize(
+    ("url", "expected", "grade"),
+    [
+        (A, [A], 1.0),
+        ("HTTPS://A.org:443/x/", [A], 1.0),  # same page after normalisation
+        (A + "#causes", [A], 1.0),  # fragment ignored on the retrieved side
+        (A, [A + "#causes"], 1.0),  # … and on the expected side
+        (A_SUB, [A], PARTIAL_GRADE),
+        (A_SUB + "#f", [A + "/"], PARTIAL_GRADE),
+        ("https://a.org/x/y/z?q=1", [A], PARTIAL_GRADE),  # deep sub-path, with a query
+        (A_SIBLING, [A], 0.0),  # sibling, not sub-path
+        (A, [A_SUB], 0.0),  # a parent is not under its child
+        ("http://a.org/x/y", [A], 0.0),  # another scheme
+        ("https://www.a.org/x", [A], 0.0),  # www. is another host
+        (A + "?q=1", [A], 0.0),  # same path, another query: another page
+        ("https://a.org/x/y", ["https://a.org/x?id=1"], 0.0),  # an expected url with a query has no sub-pages
+        ("https://a.org/anything", ["https://a.org/"], PARTIAL_GRADE),  # everything is under the root
+        ("https://a.org/", ["https://a.org"], 1.0),
+        (A_SUB, [B, A, A_SUB], 1.0),  # max over expected
+        (A_SUB, [B, A], PARTIAL_GRADE),
+        (A, [], 0.0),
+        ("", [A], 0.0),
+    ],
+)
+def test_url_grade(url: str, expected: list[str], grade: float) -> None:
+    assert url_grade(url, expected) == grade
+
+
+def test_ranked_urls_orders_by_rank_dedupes_pages_and_skips_missing_urls() -> None:
+    rows = [
+        {"url": B, "rank": 3},
+        {"url": A, "rank": 1},
+        {"url": None, "rank": 2},
+        {"url": "", "rank": 4},
+        {"url": "HTTPS://A.ORG/x/#section", "rank": 5},  # same page as rank 1
+        {"rank": 6},
+        {"url": C, "rank": 7},
+        {"url": N1},  # no rank: after the ranked rows
+    ]
+    assert ranked_urls(rows) == [A, B, C, N1]
+    assert ranked_urls([]) == []
+
+
+# --- retrieval: nDCG ----------------------------------------------------------------------------
+
+
+def test_ndcg_graded_hand_computed() -> None:
+    """GIVEN two expected pages and a list with an exact hit, a partial hit and a late exact hit
+    THEN nDCG@5 is DCG / IDCG computed by hand."""
+    # grades: A=1, N1=0, A_SUB=0.5, N2=0, B=1
+    # DCG  = 1/log2(2) + 0.5/log2(4) + 1/log2(6) = 1 + 0.25 + 0.386853 = 1.636853
+    # ideal: A, B at 1.0 and the retrieved partial A_SUB at 0.5 → [1, 1, 0.5]
+    # IDCG = 1/log2(2) + 1/log2(3) + 0.5/log2(4) = 1 + 0.630930 + 0.25 = 1.880930
+    # nDCG = 1.636853 / 1.880930 = 0.870236
+    ranked = [A, N1, A_SUB, N2, B]
+    assert ndcg_at_k(ranked, [A, B], k=5) == pytest.approx(0.870236, abs=1e-6)
+
+
+def test_ndcg_partial_credit_beyond_k_enters_the_ideal() -> None:
+    # top 5 grades: [0, 1, 0, 0, 0] → DCG = 1/log2(3) = 0.630930
+    # ideal: A at 1.0 plus A_SUB (retrieved at position 6) at 0.5 → IDCG = 1 + 0.5/log2(3) = 1.315465
+    # nDCG = 0.630930 / 1.315465 = 0.479625
+    ranked = [N1, A, N2, N3, N4, A_SUB]
+    assert ndcg_at_k(ranked, [A], k=5) == pytest.approx(0.479625, abs=1e-6)
+
+
+def test_ndcg_only_partial_hits() -> None:
+    # grades [0.5, 0.5] → DCG = 0.5/log2(2) + 0.5/log2(3) = 0.5 + 0.315465 = 0.815465
+    # ideal [1, 0.5, 0.5] → IDCG = 1 + 0.315465 + 0.5/log2(4) = 1.565465
+    # nDCG = 0.815465 / 1.565465 = 0.520909
+    assert ndcg_at_k([A_SUB, A_SUB2], [A], k=5) == pytest.approx(0.520909, abs=1e-6)
+
+
+def test_ndcg_perfect_ranking_is_one_and_ideal_is_cut_at_k() -> None:
+    expected = [f"https://e.org/{i}" for i in range(7)]
+    assert ndcg_at_k([A], [A]) == 1.0
+    # 7 expected, the first 5 retrieved in order: DCG@5 = IDCG@5 (the ideal is cut at k too)
+    assert ndcg_at_k(expected[:5], expected, k=5) == pytest.approx(1.0)
+    # k = 1: only the first position counts
+    assert ndcg_at_k([N1, A], [A], k=1) == 0.0
+    assert ndcg_at_k([A, N1], [A], k=1) == 1.0
+
+
+def test_ndcg_duplicates_count_once() -> None:
+    # [A, A#frag, B] is the page list [A, B]: DCG = 1 + 1/log2(3) = IDCG
+    assert ndcg_at_k([A, A + "#frag", B], [A, B]) == pytest.approx(1.0)
+    # a repeated expected url is one relevant item: IDCG = 1, DCG = 1
+    assert ndcg_at_k([A], [A, A + "/", A + "#x"]) == 1.0
+
+
+def test_ndcg_edge_cases() -> None:
+    assert ndcg_at_k([A], []) is None
+    assert ndcg_at_k([A], ["", "  "]) is None  # blank expected urls are not expectations
+    assert ndcg_at_k([], [A]) == 0.0
+    assert ndcg_at_k([N1, N2, A_SIBLING], [A]) == 0.0
+    with pytest.raises(ValueError):
+        ndcg_at_k([A], [A], k=0)
+
+
+# --- retrieval: MRR, precision, recall ----------------------------------------------------------
+
+
+def test_mrr() -> None:
+    assert mrr([N1, N2, A], [A]) == pytest.approx(1 / 3)
+    assert mrr([N1, A_SUB, A], [A]) == 0.5  # partial credit counts as relevant (binary)
+    assert mrr([N1, N2, N3, N4, "https://n.org/5", "https://n.org/6", "https://n.org/7", A], [A]) == 1 / 8  # no cut-off
+    assert mrr([N1, N1, A], [A]) == 0.5  # the duplicate N1 is one page: A is the 2nd page
+    assert mrr([N1, A_SIBLING], [A]) == 0.0
+    assert mrr([], [A]) == 0.0
+    assert mrr([A], []) is None
+
+
+def test_precision_at_k() -> None:
+    # first 5: A (1), N1 (0), A_SUB (0.5 > 0), N2 (0), B (1) → 3 relevant / 5
+    assert precision_at_k([A, N1, A_SUB, N2, B, A_SUB2], [A, B], k=5) == 0.6
+    # denominator stays k when fewer pages were retrieved: 1 relevant / 5
+    assert precision_at_k([A], [A], k=5) == 0.2
+    # duplicates: [A, A] is one page → 1 / 5, not 2 / 5
+    assert precision_at_k([A, A + "/"], [A], k=5) == 0.2
+    assert precision_at_k([A, N1], [A], k=1) == 1.0
+    assert precision_at_k([A_SIBLING], [A]) == 0.0
+    assert precision_at_k([A], []) is None
+    with pytest.raises(ValueError):
+        precision_at_k([A], [A], k=0)
+
+
+def test_recall_at_k() -> None:
+    # expected A, B, C; first 5 pages: A_SUB covers A, B exact; C only at position 6 → 2 / 3
+    ranked = [A_SUB, N1, B, N2, N3, C]
+    assert recall_at_k(ranked, [A, B, C], k=5) == pytest.approx(2 / 3)
+    assert recall_at_k(ranked, [A, B, C], k=6) == 1.0
+    # distinct expected pages: A and A/ are one page → 1 / 1
+    assert recall_at_k([A], [A, A + "/"]) == 1.0
+    # a sibling does not cover
+    assert recall_at_k([A_SIBLING], [A]) == 0.0
+    # one retrieved page may cover several expected pages: A_SUB is A itself's child and equals A_SUB
+    assert recall_at_k([A_SUB], [A, A_SUB]) == 1.0
+    assert recall_at_k([], [A]) == 0.0
+    assert recall_at_k([A], []) is None
+    with pytest.raises(ValueError):
+        recall_at_k([A], [A], k=0)
+
+
+# --- answers ------------------------------------------------------------------------------------
+
+
+def test_entity_recall_normalised_whole_words() -> None:
+    answer = "Bij acuut Hart-falen (links) belt u de Cardiologie."
+    # "hart falen" and "cardiologie" occur as whole words; "diabetes" does not → 2 / 3
+    recall, matched = entity_recall(answer=answer, expected=["Hart falen", "Diabetes", "cardiologie"])
+    assert recall == pytest.approx(2 / 3)
+    assert matched == ["Hart falen", "cardiologie"]  # expected order, names as given
+
+
+def test_entity_recall_whole_words_only_and_accents_folded() -> None:
+    assert entity_recall(answer="Heart disease", expected=["art"]) == (0.0, [])
+    assert entity_recall(answer="De ziekte van MENIERE", expected=["Ménière"]) == (1.0, ["Ménière"])
+    # compounds are not split: "hartfalen" is one word
+    assert entity_recall(answer="hartfalen", expected=["hart"]) == (0.0, [])
+
+
+def test_entity_recall_synonyms() -> None:
+    synonyms = {"Heart Failure": ["cardiac failure", "CHF"]}  # key matched normalised
+    assert entity_recall(answer="Cardiac failure means …", expected=["heart failure"], synonyms=synonyms) == (
+        1.0,
+        ["heart failure"],
+    )
+    assert entity_recall(
+        answer="CHF is treated with", expected=["Heart failure"], synonyms={"heart failure": "CHF"}
+    ) == (
+        1.0,
+        ["Heart failure"],
+    )  # a plain string is one synonym, not a list of letters
+    assert entity_recall(answer="an F", expected=["Heart failure"], synonyms={"heart failure": "CHF"}) == (0.0, [])
+
+
+def test_entity_recall_stem_fallback_english_and_dutch() -> None:
+    """GIVEN inflected forms that exact matching misses THEN the Snowball stems match them."""
+    # English: "kidney stones" → stems "kidney stone"
+    assert entity_recall(answer="Kidney stones hurt.", expected=["kidney stone"]) == (1.0, ["kidney stone"])
+    # Dutch only: the English stemmer leaves "nierstenen" alone, the Dutch one gives "niersteen"
+    assert entity_recall(answer="Nierstenen zijn pijnlijk.", expected=["niersteen"]) == (1.0, ["niersteen"])
+    # stems must be contiguous and in order, like the words
+    assert entity_recall(answer="stones in the kidney", expected=["kidney stone"]) == (0.0, [])
+
+
+def test_entity_recall_stem_fallback_over_matches_documented_case() -> None:
+    # The documented price of stemming: English reduces both "AIDS" and "aid" to "aid".
+    assert entity_recall(answer="first aid", expected=["AIDS"]) == (1.0, ["AIDS"])
+
+
+def test_entity_recall_edge_cases() -> None:
+    assert entity_recall(answer="anything", expected=[]) == (None, [])
+    assert entity_recall(answer="anything", expected=["—", " "]) == (None, [])  # not entities
+    assert entity_recall(answer="", expected=["asthma"]) == (0.0, [])
+    # duplicates by normalised text count once: 1 / 2, not 2 / 3
+    assert entity_recall(answer="asthma", expected=["Asthma", "asthma", "COPD"]) == (0.5, ["Asthma"])
+
+
+@pytest.mark.parametrize("outcome", sorted(REFUSAL_OUTCOMES))
+def test_answer_refused_for_every_refusal_outcome(outcome: str) -> None:
+    assert answer_refused(outcome=outcome) is True
+
+
+def test_answer_refused_answered_and_unknown() -> None:
+    assert answer_refused(outcome="answered") is False
+    assert answer_refused(outcome="") is True  # anything but "answered"
+
+
+# --- stats --------------------------------------------------------------------------------------
+
+
+def test_bootstrap_ci_is_deterministic_for_a_seed() -> None:
+    values = [0.0, 0.2, 0.4, 0.9, 1.0, 0.7, 0.3]
+    first = bootstrap_ci(values, seed=7)
+    assert first == bootstrap_ci(values, seed=7)
+    assert first != bootstrap_ci(values, seed=8)
+    assert bootstrap_ci(values) == bootstrap_ci(values)  # the default seed too
+
+
+def test_bootstrap_ci_contains_the_mean_and_narrows_with_more_data() -> None:
+    small = [1.0, 0.0, 1.0, 1.0, 0.0, 1.0, 0.0, 1.0, 1.0, 0.0]
+    large = small * 10  # same mean 0.6, ten times the data
+    mean_s, low_s, high_s = bootstrap_ci(small)  # type: ignore[misc]
+    mean_l, low_l, high_l = bootstrap_ci(large)  # type: ignore[misc]
+    assert mean_s == mean_l == pytest.approx(0.6)
+    assert low_s < mean_s < high_s
+    assert low_l < mean_l < high_l
+    # the standard error shrinks by √10 ≈ 3.2; demand at least a halving of the width
+    assert (high_l - low_l) < 0.5 * (high_s - low_s)
+
+
+def test_bootstrap_ci_two_values_hand_computed() -> None:
+    # [0, 1]: resample means are 0, 0.5, 1 with probabilities 1/4, 1/2, 1/4, so the 2.5th
+    # percentile is 0 and the 97.5th is 1 (with 2000 resamples, ~500 of each extreme)
+    assert bootstrap_ci([0.0, 1.0]) == (0.5, 0.0, 1.0)
+
+
+def test_bootstrap_ci_edge_cases() -> None:
+    assert bootstrap_ci([]) is None
+    assert bootstrap_ci([0.42]) == (0.42, 0.42, 0.42)
+    assert bootstrap_ci([0.5, 0.5, 0.5]) == (0.5, 0.5, 0.5)
+    with pytest.raises(ValueError):
+        bootstrap_ci([1.0, float("nan")])
+    with pytest.raises(ValueError):
+        bootstrap_ci([1.0, 2.0], samples=0)
+    with pytest.raises(ValueError):
+        bootstrap_ci([1.0, 2.0], confidence=1.0)
+
+
+def test_percentile_linear_interpolation() -> None:
+    values = [4.0, 1.0, 3.0, 2.0]  # sorted 1, 2, 3, 4
+    assert percentile(values, 50) == 2.5  # position 0.5·3 = 1.5 → 2 + 0.5·(3 − 2)
+    assert percentile(values, 95) == pytest.approx(3.85)  # position 0.95·3 = 2.85 → 3 + 0.85·(4 − 3)
+    assert percentile(values, 0) == 1.0
+    assert percentile(values, 100) == 4.0
+    assert percentile([], 50) is None
+    with pytest.raises(ValueError):
+        percentile(values, 101)
+    with pytest.raises(ValueError):
+        percentile(values, -1)
+
+
+def test_latency_summary() -> None:
+    # measured 100, 200, 300, 400 (None left out): p50 = 250; p95 at position 2.85 → 300 + 0.85·100
+    assert latency_summary([300.0, None, 100.0, 400.0, 200.0]) == {
+        "p50": 250.0,
+        "p95": pytest.approx(385.0),
+        "mean": 250.0,
+        "n": 4,
+    }
+    assert latency_summary([]) == {"p50": None, "p95": None, "mean": None, "n": 0}
+    assert latency_summary([None]) == {"p50": None, "p95": None, "mean": None, "n": 0}
+
+
+def test_mcnemar_chi_square_textbook_value() -> None:
+    """GIVEN Agresti (1990, p. 350) presidential approval: 150 approve → disapprove, 86
+    disapprove → approve (R's ``mcnemar.test`` example) THEN χ² = 16.818, p = 4.115e-05."""
+    # x = (|150 − 86| − 1)² / 236 = 63² / 236 = 16.8178; p = erfc(√(x/2))
+    result = mcnemar(b=150, c=86)
+    assert result["method"] == "chi2_cc"
+    assert result["statistic"] == pytest.approx(16.818, abs=5e-4)
+    assert result["p_value"] == pytest.approx(4.115e-05, rel=1e-3)
+    assert mcnemar(b=86, c=150)["p_value"] == result["p_value"]  # symmetric
+
+
+def test_mcnemar_chi_square_tail_matches_the_table() -> None:
+    # chi-square(1) critical values: 3.841 at p = 0.05 and 6.635 at p = 0.01.
+    # b = 20, c = 40: x = (20 − 1)² / 60 = 6.0167 → 0.01 < p < 0.05
+    result = mcnemar(b=20, c=40)
+    assert result["statistic"] == pytest.approx(361 / 60)
+    assert 0.01 < result["p_value"] < 0.05
+    assert result["p_value"] == pytest.approx(math.erfc(math.sqrt(361 / 120)))
+    # b = c: no evidence of a difference (the correction does not overshoot below 0)
+    assert mcnemar(b=15, c=15) == {"b": 15, "c": 15, "statistic": 0.0, "p_value": 1.0, "method": "chi2_cc"}
+
+
+def test_mcnemar_exact_binomial_hand_computed() -> None:
+    # n = 8: p = 2·(C(8,0) + C(8,1)) / 2⁸ = 2·9 / 256 = 0.0703125
+    assert mcnemar(b=1, c=7) == {"b": 1, "c": 7, "statistic": 1.0, "p_value": 0.0703125, "method": "exact_binomial"}
+    # n = 10, b = c = 5: 2·(1 + 10 + 45 + 120 + 210 + 252) / 1024 = 1276 / 1024 > 1 → capped at 1
+    assert mcnemar(b=5, c=5)["p_value"] == 1.0
+    # n = 0: nothing to compare
+    assert mcnemar(b=0, c=0)["p_value"] == 1.0
+    # n = 24 is still exact, n = 25 is chi-square: 0 vs 24 → 2 / 2²⁴
+    assert mcnemar(b=0, c=24) == {
+        "b": 0,
+        "c": 24,
+        "statistic": 0.0,
+        "p_value": 2 / 2**24,
+        "method": "exact_binomial",
+    }
+    assert mcnemar(b=0, c=25)["method"] == "chi2_cc"
+    with pytest.raises(ValueError):
+        mcnemar(b=-1, c=3)
+
+
+# --- criteria: ER-only ----------------------------------------------------------------------------
+
+OK = {"error": "", "answer": "An answer.", "must_refuse": False, "refused": False}
+
+
+def test_pass_er_only_error_and_empty_answer_fail() -> None:
+    passed, reason = pass_er_only(**{**OK, "error": "Timeout\ntraceback …"}, entity_recall=1.0)
+    assert (passed, reason) == (False, "error: Timeout")
+    # an error fails even a correct refusal
+    assert pass_er_only(**{**OK, "error": "boom", "must_refuse": True, "refused": True}, entity_recall=None)[0] is False
+    assert pass_er_only(**{**OK, "answer": "  \n"}, entity_recall=1.0) == (False, "empty answer")
+
+
+def test_pass_er_only_refusal_paths() -> None:
+    must_refuse = {**OK, "must_refuse": True}
+    assert pass_er_only(**{**must_refuse, "refused": True}, entity_recall=0.0) == (True, "refused as required")
+    assert pass_er_only(**must_refuse, entity_recall=1.0) == (False, "answered a question that must be refused")
+    assert pass_er_only(**{**OK, "refused": True}, entity_recall=1.0) == (
+        False,
+        "refused a question that must be answered",
+    )
+
+
+def test_pass_er_only_entity_recall_paths() -> None:
+    assert pass_er_only(**OK, entity_recall=None) == (True, "entity recall not applicable (no expected entities)")
+    assert ER_ONLY_PASS == 0.5
+    assert pass_er_only(**OK, entity_recall=0.5) == (True, "entity recall 0.50 ≥ 0.5")  # boundary passes
+    assert pass_er_only(**OK, entity_recall=0.49) == (False, "entity recall 0.49 < 0.5")
+    assert pass_er_only(**OK, entity_recall=0.6, threshold=0.75) == (False, "entity recall 0.60 < 0.75")
+
+
+# --- criteria: composite ------------------------------------------------------------------------
+
+SCORES = {"faithfulness": 0.9, "relevancy": 0.9, "entity_recall": 1.0}
+
+
+def test_pass_composite_error_empty_and_refusal_paths() -> None:
+    assert pass_composite(**{**OK, "error": "judge failed"}, **SCORES) == (False, "error: judge failed")
+    assert pass_composite(**{**OK, "answer": ""}, **SCORES) == (False, "empty answer")
+    # a required refusal passes even with scores that would fail an answer (relevancy below floor)
+    low = {"faithfulness": 0.0, "relevancy": 0.1, "entity_recall": 0.0}
+    assert pass_composite(**{**OK, "must_refuse": True, "refused": True}, **low) == (True, "refused as required")
+    assert pass_composite(**{**OK, "must_refuse": True}, **SCORES) == (
+        False,
+        "answered a question that must be refused",
+    )
+    assert pass_composite(**{**OK, "refused": True}, **SCORES) == (False, "refused a question that must be answered")
+
+
+def test_pass_composite_relevancy_floor_fails_always() -> None:
+    assert RELEVANCY_FLOOR == 0.25
+    # faithful and complete, but off-topic → fail
+    assert pass_composite(**OK, faithfulness=1.0, relevancy=0.2, entity_recall=1.0) == (
+        False,
+        "relevancy 0.20 < floor 0.25",
+    )
+    # exactly at the floor is not below it: the faithfulness path applies
+    assert pass_composite(**OK, faithfulness=0.6, relevancy=0.25, entity_recall=None)[0] is True
+
+
+def test_pass_composite_faithfulness_path() -> None:
+    assert FAITHFULNESS_PASS == 0.5
+    assert pass_composite(**OK, faithfulness=0.62, relevancy=0.3, entity_recall=0.0) == (
+        True,
+        "faithfulness 0.62 ≥ 0.5",
+    )
+    assert pass_composite(**OK, faithfulness=0.5, relevancy=None, entity_recall=None) == (
+        True,
+        "faithfulness 0.50 ≥ 0.5",
+    )  # boundary; an unscored relevancy does not trigger the floor
+
+
+def test_pass_composite_entity_recall_and_relevancy_path() -> None:
+    assert (ER_PASS, RELEVANCY_PASS) == (0.75, 0.5)
+    assert pass_composite(**OK, faithfulness=0.4, relevancy=0.6, entity_recall=0.8) == (
+        True,
+        "faithfulness 0.40 < 0.5; entity recall 0.80 ≥ 0.75, relevancy 0.60 ≥ 0.5",
+    )
+    # boundaries pass; an unscored faithfulness does not block this path
+    assert pass_composite(**OK, faithfulness=None, relevancy=0.5, entity_recall=0.75) == (
+        True,
+        "faithfulness not scored; entity recall 0.75 ≥ 0.75, relevancy 0.50 ≥ 0.5",
+    )
+
+
+def test_pass_composite_every_failure_of_the_second_path() -> None:
+    assert pass_composite(**OK, faithfulness=0.4, relevancy=0.9, entity_recall=0.7) == (
+        False,
+        "faithfulness 0.40 < 0.5; entity recall 0.70 < 0.75, relevancy 0.90 ≥ 0.5",
+    )
+    assert pass_composite(**OK, faithfulness=0.4, relevancy=0.4, entity_recall=0.9) == (
+        False,
+        "faithfulness 0.40 < 0.5; entity recall 0.90 ≥ 0.75, relevancy 0.40 < 0.5",
+    )
+    # no expected entities: the second path is not available
+    assert pass_composite(**OK, faithfulness=0.4, relevancy=0.9, entity_recall=None) == (
+        False,
+        "faithfulness 0.40 < 0.5; entity recall not applicable, relevancy 0.90 ≥ 0.5",
+    )
+    # entity recall met but relevancy not scored
+    assert pass_composite(**OK, faithfulness=0.1, relevancy=None, entity_recall=1.0) == (
+        False,
+        "faithfulness 0.10 < 0.5; entity recall 1.00 ≥ 0.75, relevancy not scored",
+    )
+    # nothing scored
+    assert pass_composite(**OK, faithfulness=None, relevancy=None, entity_recall=None) == (
+        False,
+        "faithfulness not scored; entity recall not applicable, relevancy not scored",
+    )

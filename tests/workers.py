@@ -1,0 +1,68 @@
+"""Real Celery worker processes for tests: the environment that points a worker at this test
+process's embedded PostgreSQL server and test database, a worker context manager, and a switch
+of this process's broker transport options."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+from django.conf import settings
+from django.db import connection
+
+from zolsearch.celery import app
+
+BASE_DIR = Path(settings.BASE_DIR)
+
+
+def worker_env(**overrides: str) -> dict[str, str]:
+    """Environment of the worker: same embedded server and test database as this process."""
+    env = dict(os.environ)
+    for key in ("DATABASE_URL", "CELERY_BROKER_URL", "CELERY_BROKER_DIR", "CELERY_TASK_ALWAYS_EAGER"):
+        env.pop(key, None)
+    env.update(
+        DJANGO_SETTINGS_MODULE="zolsearch.settings",
+        EMBEDDED_PGDATA=str(settings.DATABASES["default"]["EMBEDDED_PGDATA"]),
+        EMBEDDED_PGDATABASE=str(connection.settings_dict["NAME"]),  # the test database
+        PYTHONUNBUFFERED="1",
+    )
+    env.update(overrides)
+    return env
+
+
+@contextlib.contextmanager
+def worker(*, queue: str, env: dict[str, str], log: Path) -> Iterator[subprocess.Popen]:
+    """A ``celery worker --pool=solo`` process consuming ``queue``; always stopped on exit."""
+    command = [
+        sys.executable, "-m", "celery", "-A", "zolsearch", "worker",
+        "--pool=solo", "-l", "WARNING", "-Q", queue, "-n", f"{queue}@%h",
+        "--without-gossip", "--without-mingle", "--without-heartbeat",
+    ]  # fmt: skip
+    with log.open("wb") as output:
+        process = subprocess.Popen(command, cwd=BASE_DIR, env=env, stdout=output, stderr=subprocess.STDOUT)
+        try:
+            yield process
+        finally:
+            if process.poll() is None:
+                process.send_signal(signal.SIGTERM)  # warm shutdown
+                try:
+                    process.wait(timeout=30)
+                except subprocess.TimeoutExpired:
+                    process.kill()
+                    process.wait(timeout=30)
+
+
+@contextlib.contextmanager
+def broker_transport_options(options: dict[str, object]) -> Iterator[None]:
+    """Make this process's Celery app use ``options`` for new connections; restored on exit."""
+    original = app.conf.broker_transport_options
+    app.conf.broker_transport_options = options
+    try:
+        yield
+    finally:
+        app.conf.broker_transport_options = original
