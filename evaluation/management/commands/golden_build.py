@@ -1,0 +1,105 @@
+"""``manage.py golden_build KIND --out FILE``: build a golden question set (JSONL) from real data.
+
+Kinds and their input (``--source``):
+
+- ``medquad``: a MedQuAD folder; needs ``--split dev|heldout``; ``--limit`` questions, ``--seed``.
+- ``rivm``: the RIVM ``Corona_FAQ.xlsx`` workbook.
+- ``medsafetybench``: the folder of MedSafetyBench CSVs (or one CSV); ``--limit`` per category.
+- ``sample-hospital``: no input (hand-written questions over the invented SAMPLE hospital).
+- ``ci``: the MedQuAD slice (default ``settings.DEMO_CORPUS_PATH``, the bundled
+  ``data/medquad-slice``).
+
+Needs no database: it reads files and writes one.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from django.conf import settings
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from evaluation.golden import builders
+from evaluation.golden.io import GoldenItem, golden_jsonl_write
+from ingestion.connectors import ConnectorError
+
+KINDS = ("medquad", "rivm", "medsafetybench", "sample-hospital", "ci")
+NEEDS_SOURCE = {"medquad", "rivm", "medsafetybench"}
+TAKES_LIMIT = {"medquad", "medsafetybench"}
+
+
+class Command(BaseCommand):
+    help = (
+        "Build a golden question set as JSONL: medquad (--split dev|heldout), rivm, medsafetybench "
+        "(--limit per category), sample-hospital (invented SAMPLE data) or ci (the regression set)."
+    )
+    requires_system_checks: list[str] = []  # no checks: some touch the database, which this never needs
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("kind", choices=KINDS)
+        parser.add_argument("--out", required=True, help="JSONL file to write (its folder must exist).")
+        parser.add_argument("--source", default=None, help="Input file or folder (see the kinds).")
+        parser.add_argument("--split", choices=builders.SPLITS, default=None, help="MedQuAD split (by document).")
+        parser.add_argument(
+            "--limit", type=int, default=None, help="medquad: at most N questions; medsafetybench: N per category."
+        )
+        parser.add_argument("--seed", type=int, default=0, help="Seed of the --limit sample (default 0).")
+
+    def handle(self, *args: object, **options: object) -> None:
+        kind = str(options["kind"])
+        out = Path(str(options["out"]))
+        split = options["split"]
+        limit = options["limit"]
+        seed = int(options["seed"])  # type: ignore[call-overload]
+        source = self._source(kind, options["source"])
+        if split is not None and kind != "medquad":
+            raise CommandError(f"--split applies to medquad only, not {kind}")
+        if kind == "medquad" and split is None:
+            raise CommandError(f"medquad needs --split ({' or '.join(builders.SPLITS)})")
+        if limit is not None:
+            if kind not in TAKES_LIMIT:
+                raise CommandError(f"--limit applies to {' and '.join(sorted(TAKES_LIMIT))} only, not {kind}")
+            if not isinstance(limit, int) or limit < 1:
+                raise CommandError("--limit must be a positive number")
+        if not out.parent.is_dir():
+            raise CommandError(f"--out folder does not exist: {out.parent}")
+        if out.is_dir():
+            raise CommandError(f"--out is a folder, not a file: {out}")
+
+        try:
+            items = self._build(kind, source=source, split=str(split), limit=limit, seed=seed)  # type: ignore[arg-type]
+        except (ConnectorError, ValueError, OSError) as exc:
+            raise CommandError(f"cannot build {kind} from {source}: {exc}") from exc
+        if not items:
+            raise CommandError(f"no questions built for {kind} from {source}; nothing written")
+        with out.open("w", encoding="utf-8") as handle:
+            count = golden_jsonl_write(items, handle)
+        self.stdout.write(self.style.SUCCESS(f"Wrote {count} {kind} questions to {out}"))
+
+    @staticmethod
+    def _source(kind: str, value: object) -> Path | None:
+        if kind == "sample-hospital":
+            if value is not None:
+                raise CommandError("sample-hospital takes no --source (its questions are written in the code)")
+            return None
+        if value is None:
+            if kind in NEEDS_SOURCE:
+                raise CommandError(f"{kind} needs --source PATH")
+            return Path(settings.DEMO_CORPUS_PATH)
+        path = Path(str(value))
+        if not path.exists():
+            raise CommandError(f"--source does not exist: {path}")
+        return path
+
+    @staticmethod
+    def _build(kind: str, *, source: Path | None, split: str, limit: int | None, seed: int) -> list[GoldenItem]:
+        if kind == "sample-hospital":
+            return builders.sample_hospital_golden()
+        assert source is not None  # _source gives every other kind a path
+        if kind == "medquad":
+            return builders.medquad_golden(path=source, split=split, limit=limit, seed=seed)
+        if kind == "rivm":
+            return builders.rivm_golden(path=source)
+        if kind == "medsafetybench":
+            return builders.medsafetybench_golden(path=source, limit_per_category=limit, seed=seed)
+        return builders.ci_golden(slice_path=source)
