@@ -1,20 +1,27 @@
 """Retrieval metrics with graded relevance by URL prefix.
 
-A golden question names the pages whose retrieval counts as relevant (``expected_urls``). A
-retrieved url earns a grade against them (:func:`url_grade`, the maximum over expected urls):
+A golden question names the pages (or page sections, ``…/faq#q12``) whose retrieval counts as
+relevant (``expected_urls``). A retrieved url earns a grade against them (:func:`url_grade`,
+the maximum over expected urls); urls are compared after :func:`url_normalise`:
 
-- **1.0** — the same page: the normalised urls (:func:`url_normalise`) are equal once the
-  fragment is dropped on both sides (``…/page#causes`` is the page ``…/page``).
+- **1.0** (:data:`EXACT_GRADE`) — the expected item itself or a page containing it: the same
+  url including the fragment; any section of an expected whole page (``…/page#causes`` is part
+  of ``…/page``); or the whole page (no fragment) of an expected section.
 - **0.5** (:data:`PARTIAL_GRADE`) — a sub-page: same scheme and host, and the path continues the
   expected path after a ``/`` (``https://a.org/x/y`` under ``https://a.org/x``; the sibling
   ``https://a.org/xy`` is *not* under it). Every path is under the root ``/``. An expected url
   with a query string identifies one dynamic page and has no sub-pages.
+- **0.25** (:data:`SECTION_GRADE`) — another section of an expected section's page
+  (``…/faq#q7`` when ``…/faq#q12`` was expected: the right page, the wrong answer; one FAQ
+  page holds many questions, e.g. the RIVM FAQ).
 - **0.0** — anything else (another host, another scheme, the same path with another query).
 
-Metrics work on distinct pages: a ranked list is deduplicated by page (first occurrence kept)
-before scoring, so a page retrieved twice is neither counted twice nor pushes later pages down.
-Every metric returns ``None`` when the question has no expected urls (undefined, not zero), and
-raises ``ValueError`` for ``k < 1``.
+NDCG@k uses the grades as gains. MRR, P@k and R@k use binary relevance: relevant ⇔ grade ≥
+:data:`RELEVANT_GRADE` (0.5), so a sibling section is not a hit. Metrics work on distinct
+items: a ranked list is deduplicated (first occurrence kept) before scoring — by page when no
+expected url names a section, by page and section otherwise — so an item retrieved twice is
+neither counted twice nor pushes later items down. Every metric returns ``None`` when the
+question has no expected urls (undefined, not zero), and raises ``ValueError`` for ``k < 1``.
 """
 
 from __future__ import annotations
@@ -23,8 +30,10 @@ import math
 from collections.abc import Sequence
 from urllib.parse import SplitResult, urlsplit, urlunsplit
 
-PARTIAL_GRADE = 0.5
 EXACT_GRADE = 1.0
+PARTIAL_GRADE = 0.5
+SECTION_GRADE = 0.25
+RELEVANT_GRADE = PARTIAL_GRADE
 
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 
@@ -71,12 +80,18 @@ def _netloc_normalise(parts: SplitResult, *, scheme: str) -> str:
     return netloc
 
 
-def _page(url: str) -> SplitResult:
-    """The normalised url without its fragment: the identity of a page."""
-    return urlsplit(url_normalise(url))._replace(fragment="")
+def _item(url: str, *, keep_fragment: bool) -> SplitResult:
+    """The normalised url, without its fragment unless ``keep_fragment``."""
+    parts = urlsplit(url_normalise(url))
+    return parts if keep_fragment else parts._replace(fragment="")
+
+
+def _page(item: SplitResult) -> SplitResult:
+    return item._replace(fragment="")
 
 
 def _is_sub_page(page: SplitResult, parent: SplitResult) -> bool:
+    page, parent = _page(page), _page(parent)
     if not parent.netloc or parent.query:
         return False
     if (page.scheme, page.netloc) != (parent.scheme, parent.netloc):
@@ -85,42 +100,60 @@ def _is_sub_page(page: SplitResult, parent: SplitResult) -> bool:
     return page.path.startswith(prefix) and page.path != parent.path
 
 
-def _grade(page: SplitResult, expected_pages: Sequence[SplitResult]) -> float:
+def _covers(item: SplitResult, expected: SplitResult) -> bool:
+    """``item`` is the expected item itself or contains it (grade 1.0): the same url, a section
+    of an expected whole page, or the whole page of an expected section."""
+    if item == expected:
+        return True
+    return _page(item) == _page(expected) and (not expected.fragment or not item.fragment)
+
+
+def _grade(item: SplitResult, expected_items: Sequence[SplitResult]) -> float:
     grade = 0.0
-    for parent in expected_pages:
-        if page == parent:
+    for expected in expected_items:
+        if _covers(item, expected):
             return EXACT_GRADE
-        if _is_sub_page(page, parent):
-            grade = PARTIAL_GRADE
+        if _is_sub_page(item, expected):
+            grade = max(grade, PARTIAL_GRADE)
+        elif expected.fragment and _page(item) == _page(expected):
+            grade = max(grade, SECTION_GRADE)
     return grade
 
 
-def _distinct_pages(urls: Sequence[str]) -> list[SplitResult]:
-    """Distinct pages of ``urls`` in their given order (first occurrence kept); blanks skipped."""
-    pages: dict[str, SplitResult] = {}
+def _distinct(urls: Sequence[str], *, keep_fragment: bool) -> list[SplitResult]:
+    """Distinct items of ``urls`` in their given order (first occurrence kept); blanks skipped."""
+    items: dict[str, SplitResult] = {}
     for url in urls:
         if url and url.strip():
-            page = _page(url)
-            pages.setdefault(urlunsplit(page), page)
-    return list(pages.values())
+            item = _item(url, keep_fragment=keep_fragment)
+            items.setdefault(urlunsplit(item), item)
+    return list(items.values())
+
+
+def _judged(ranked: Sequence[str], expected: Sequence[str]) -> tuple[list[SplitResult], list[SplitResult]]:
+    """``(ranked items, expected items)``: sections are told apart only when one is expected."""
+    expected_items = _distinct(expected, keep_fragment=True)
+    sections = any(e.fragment for e in expected_items)
+    return _distinct(ranked, keep_fragment=sections), expected_items
 
 
 def url_grade(url: str, expected: Sequence[str]) -> float:
-    """Grade of ``url`` against the expected urls: 1.0, :data:`PARTIAL_GRADE` or 0.0 (module
-    docstring); the maximum over ``expected``. 0.0 when ``expected`` is empty or ``url`` blank."""
+    """Grade of ``url`` against the expected urls: :data:`EXACT_GRADE`, :data:`PARTIAL_GRADE`,
+    :data:`SECTION_GRADE` or 0.0 (module docstring); the maximum over ``expected``. 0.0 when
+    ``expected`` is empty or ``url`` blank."""
     if not url or not url.strip():
         return 0.0
-    return _grade(_page(url), _distinct_pages(expected))
+    return _grade(_item(url, keep_fragment=True), _distinct(expected, keep_fragment=True))
 
 
 def ranked_urls(chunk_scores: Sequence[dict]) -> list[str]:
-    """Distinct pages in rank order from ``Answer.chunk_scores``.
+    """Distinct urls in rank order from ``Answer.chunk_scores``.
 
     ``chunk_scores``: rows with ``"url"`` (str or ``None``) and ``"rank"`` (int, 1 = best); rows
     are ordered by ``rank`` (a row without an int rank keeps its place after the ranked rows).
     Rows with a missing, ``None`` or blank url are skipped. Urls are returned normalised
-    (:func:`url_normalise`) without fragment, one per page: several chunks of one document
-    give one entry, at its best chunk's rank.
+    (:func:`url_normalise`), fragments kept, once each: several chunks of one document give one
+    entry, at its best chunk's rank.
     """
 
     def rank_of(row: dict) -> float:
@@ -128,7 +161,7 @@ def ranked_urls(chunk_scores: Sequence[dict]) -> list[str]:
         return rank if isinstance(rank, int) and not isinstance(rank, bool) else math.inf
 
     urls = [row.get("url") for row in sorted(chunk_scores, key=rank_of)]
-    return [urlunsplit(page) for page in _distinct_pages([u for u in urls if isinstance(u, str)])]
+    return [urlunsplit(item) for item in _distinct([u for u in urls if isinstance(u, str)], keep_fragment=True)]
 
 
 def _check_k(k: int) -> None:
@@ -142,73 +175,72 @@ def _discount(position: int) -> float:
 
 
 def ndcg_at_k(ranked: Sequence[str], expected: Sequence[str], *, k: int = 5) -> float | None:
-    """Normalised discounted cumulative gain of the first ``k`` distinct pages, in [0, 1].
+    """Normalised discounted cumulative gain of the first ``k`` distinct items, in [0, 1].
 
-    DCG@k = Σ_{i=1..k} grade_i / log2(i + 1) with ``grade_i`` = :func:`url_grade` of the page at
+    DCG@k = Σ_{i=1..k} grade_i / log2(i + 1) with ``grade_i`` = :func:`url_grade` of the item at
     position ``i`` (Järvelin & Kekäläinen 2002, "Cumulated gain-based evaluation of IR
     techniques", ACM TOIS 20(4), with the log2(i + 1) discount of Burges et al. 2005 applied from
     position 1). IDCG@k is the DCG of the ideal ordering of every known relevant item: each
-    distinct expected page at grade 1.0, plus each distinct retrieved page (anywhere in
-    ``ranked``) with partial credit at :data:`PARTIAL_GRADE`, sorted by grade, first ``k``.
-    Every gain in the ranked top ``k`` is one of those items, so DCG ≤ IDCG.
+    distinct expected url at grade 1.0, plus each distinct retrieved item (anywhere in
+    ``ranked``) with a grade > 0 that is not literally an expected url, sorted by grade, first
+    ``k``. Every gain in the ranked top ``k`` is one of those items, so DCG ≤ IDCG.
 
     ``None`` when ``expected`` has no non-blank url. Raises ``ValueError`` for ``k < 1``.
     """
     _check_k(k)
-    expected_pages = _distinct_pages(expected)
-    if not expected_pages:
+    items, expected_items = _judged(ranked, expected)
+    if not expected_items:
         return None
-    grades = [_grade(page, expected_pages) for page in _distinct_pages(ranked)]
+    grades = [_grade(item, expected_items) for item in items]
     dcg = sum(grade * _discount(i) for i, grade in enumerate(grades[:k], start=1))
-    ideal = sorted(
-        [EXACT_GRADE] * len(expected_pages) + [g for g in grades if 0.0 < g < EXACT_GRADE],
-        reverse=True,
-    )
+    literal = set(expected_items)
+    extra = [g for item, g in zip(items, grades, strict=True) if g > 0.0 and item not in literal]
+    ideal = sorted([EXACT_GRADE] * len(expected_items) + extra, reverse=True)
     idcg = sum(grade * _discount(i) for i, grade in enumerate(ideal[:k], start=1))
-    return dcg / idcg
+    return min(1.0, dcg / idcg)
 
 
 def mrr(ranked: Sequence[str], expected: Sequence[str]) -> float | None:
-    """Reciprocal rank of the first relevant page (grade > 0, binary relevance), in [0, 1].
+    """Reciprocal rank of the first relevant item (grade ≥ :data:`RELEVANT_GRADE`), in [0, 1].
 
-    Over the whole distinct-page list given (no cut-off); 0.0 when no page is relevant. The mean
-    over questions is the MRR of Voorhees (1999, TREC-8 QA track report). ``None`` when
-    ``expected`` has no non-blank url.
+    Over the whole distinct list given (no cut-off); 0.0 when no item is relevant. The mean over
+    questions is the MRR of Voorhees (1999, TREC-8 QA track report). ``None`` when ``expected``
+    has no non-blank url.
     """
-    expected_pages = _distinct_pages(expected)
-    if not expected_pages:
+    items, expected_items = _judged(ranked, expected)
+    if not expected_items:
         return None
-    for position, page in enumerate(_distinct_pages(ranked), start=1):
-        if _grade(page, expected_pages) > 0.0:
+    for position, item in enumerate(items, start=1):
+        if _grade(item, expected_items) >= RELEVANT_GRADE:
             return 1.0 / position
     return 0.0
 
 
 def precision_at_k(ranked: Sequence[str], expected: Sequence[str], *, k: int = 5) -> float | None:
-    """Share of the first ``k`` distinct pages with grade > 0, in [0, 1].
+    """Share of the first ``k`` distinct items that are relevant (grade ≥ 0.5), in [0, 1].
 
-    The denominator is ``k`` even when fewer pages were retrieved (Manning, Raghavan & Schütze
+    The denominator is ``k`` even when fewer items were retrieved (Manning, Raghavan & Schütze
     2008, §8.4). ``None`` when ``expected`` has no non-blank url; ``ValueError`` for ``k < 1``.
     """
     _check_k(k)
-    expected_pages = _distinct_pages(expected)
-    if not expected_pages:
+    items, expected_items = _judged(ranked, expected)
+    if not expected_items:
         return None
-    relevant = sum(1 for page in _distinct_pages(ranked)[:k] if _grade(page, expected_pages) > 0.0)
+    relevant = sum(1 for item in items[:k] if _grade(item, expected_items) >= RELEVANT_GRADE)
     return relevant / k
 
 
 def recall_at_k(ranked: Sequence[str], expected: Sequence[str], *, k: int = 5) -> float | None:
-    """Share of the distinct expected pages covered by the first ``k`` distinct pages, in [0, 1].
+    """Share of the distinct expected urls covered by the first ``k`` distinct items, in [0, 1].
 
-    An expected page is covered by a retrieved page that is the same page or a sub-page of it
-    (module docstring). ``None`` when ``expected`` has no non-blank url; ``ValueError`` for
-    ``k < 1``.
+    An expected url is covered by a retrieved item that is it (grade 1.0) or a sub-page of it;
+    a sibling section of an expected section does not cover it. ``None`` when ``expected`` has
+    no non-blank url; ``ValueError`` for ``k < 1``.
     """
     _check_k(k)
-    expected_pages = _distinct_pages(expected)
-    if not expected_pages:
+    items, expected_items = _judged(ranked, expected)
+    if not expected_items:
         return None
-    top = _distinct_pages(ranked)[:k]
-    covered = sum(1 for parent in expected_pages if any(p == parent or _is_sub_page(p, parent) for p in top))
-    return covered / len(expected_pages)
+    top = items[:k]
+    covered = sum(1 for e in expected_items if any(_covers(i, e) or _is_sub_page(i, e) for i in top))
+    return covered / len(expected_items)

@@ -18,6 +18,7 @@ from evaluation.metrics.criteria import (
 )
 from evaluation.metrics.retrieval import (
     PARTIAL_GRADE,
+    SECTION_GRADE,
     mrr,
     ndcg_at_k,
     precision_at_k,
@@ -68,7 +69,9 @@ def test_url_normalise(url: str, normalised: str) -> None:
         (A, [A], 1.0),
         ("HTTPS://A.org:443/x/", [A], 1.0),  # same page after normalisation
         (A + "#causes", [A], 1.0),  # fragment ignored on the retrieved side
-        (A, [A + "#causes"], 1.0),  # … and on the expected side
+        (A, [A + "#causes"], 1.0),  # the whole page contains the expected section
+        (A + "#q7", [A + "#q12"], SECTION_GRADE),  # another section of the expected section's page
+        (A_SUB + "#q7", [A + "#q12"], PARTIAL_GRADE),  # a sub-page of it
         (A_SUB, [A], PARTIAL_GRADE),
         (A_SUB + "#f", [A + "/"], PARTIAL_GRADE),
         ("https://a.org/x/y/z?q=1", [A], PARTIAL_GRADE),  # deep sub-path, with a query
@@ -96,12 +99,13 @@ def test_ranked_urls_orders_by_rank_dedupes_pages_and_skips_missing_urls() -> No
         {"url": A, "rank": 1},
         {"url": None, "rank": 2},
         {"url": "", "rank": 4},
-        {"url": "HTTPS://A.ORG/x/#section", "rank": 5},  # same page as rank 1
+        {"url": "HTTPS://A.ORG/x/#section", "rank": 5},  # a section: kept (sections can be expected)
+        {"url": "https://a.org/x#section", "rank": 8},  # the same section again: dropped
         {"rank": 6},
         {"url": C, "rank": 7},
         {"url": N1},  # no rank: after the ranked rows
     ]
-    assert ranked_urls(rows) == [A, B, C, N1]
+    assert ranked_urls(rows) == [A, B, A + "#section", C, N1]
     assert ranked_urls([]) == []
 
 
@@ -149,7 +153,22 @@ def test_ndcg_duplicates_count_once() -> None:
     # [A, A#frag, B] is the page list [A, B]: DCG = 1 + 1/log2(3) = IDCG
     assert ndcg_at_k([A, A + "#frag", B], [A, B]) == pytest.approx(1.0)
     # a repeated expected url is one relevant item: IDCG = 1, DCG = 1
-    assert ndcg_at_k([A], [A, A + "/", A + "#x"]) == 1.0
+    assert ndcg_at_k([A], [A, A + "/"]) == 1.0
+
+
+def test_sections_of_one_faq_page_are_told_apart() -> None:
+    """GIVEN an FAQ page whose questions are sections (…/faq#q12) THEN the expected section is a
+    hit, a sibling section earns 0.25 in NDCG only and is no hit for MRR, P@5 and R@5."""
+    faq = "https://rivm.nl/faq"
+    expected = [faq + "#q12"]
+    ranked = [faq + "#q7", faq + "#q12", N1]
+    # grades [0.25, 1, 0]: DCG = 0.25 + 1/log2(3) = 0.880930; ideal [1, 0.25] → IDCG = 1 + 0.25/log2(3) = 1.157732
+    assert ndcg_at_k(ranked, expected) == pytest.approx(0.880930 / 1.157732, abs=1e-6)
+    assert mrr(ranked, expected) == 0.5
+    assert precision_at_k(ranked, expected) == pytest.approx(1 / 5)
+    assert recall_at_k([faq + "#q7"], expected) == 0.0 and recall_at_k(ranked, expected) == 1.0
+    # without sections expected, sections of the page collapse into the page
+    assert ndcg_at_k([faq + "#q7", faq + "#q12"], [faq]) == 1.0 and precision_at_k([faq + "#q7"], [faq]) == 0.2
 
 
 def test_ndcg_edge_cases() -> None:
