@@ -5,6 +5,12 @@ from __future__ import annotations
 import subprocess
 import sys
 
-for module in ("benchmarks.search_latency", "benchmarks.snomed_national", "benchmarks.model_choice"):
+for module in (
+    "benchmarks.search_latency",
+    "benchmarks.snomed_national",
+    "benchmarks.model_choice",
+    "benchmarks.judging_overhead",
+    "benchmarks.judge_agreement",
+):
     print(f"== {module}", flush=True)
     subprocess.run([sys.executable, "-m", module], check=True)

@@ -6,12 +6,23 @@ import os
 from pathlib import Path
 
 from celery import Celery
+from celery.signals import worker_process_shutdown
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "zolsearch.settings")
 
 app = Celery("zolsearch")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
+
+
+@worker_process_shutdown.connect
+def _metrics_process_dead(pid: int | None = None, **kwargs: object) -> None:
+    """Drop the live-gauge metric files of an exiting prefork child (prometheus multiprocess mode)."""
+    # Imported here: this module loads (zolsearch/__init__) before the settings that must set
+    # PROMETHEUS_MULTIPROC_DIR before prometheus_client is first imported.
+    from zolsearch.observability import metrics_process_dead
+
+    metrics_process_dead(pid=pid or os.getpid())
 
 
 def broker_folders_ensure() -> None:

@@ -7,6 +7,7 @@ not settings; the values here are the defaults a request's frozen ``PipelineConf
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import environ
@@ -34,6 +35,7 @@ INSTALLED_APPS = [
     "django.contrib.sessions",
     "django.contrib.messages",
     "django.contrib.staticfiles",
+    "django_prometheus",
     "ingestion",
     "taxonomy",
     "evaluation",
@@ -41,6 +43,7 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "django_prometheus.middleware.PrometheusBeforeMiddleware",  # first: times the whole stack
     "django.middleware.security.SecurityMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -48,6 +51,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "django_prometheus.middleware.PrometheusAfterMiddleware",  # last: sees the view and status
 ]
 
 ROOT_URLCONF = "zolsearch.urls"
@@ -74,6 +78,9 @@ TEMPLATES = [
 EMBEDDED_PGDATA = env.path("EMBEDDED_PGDATA", default=BASE_DIR / ".data" / "postgres")
 if env("DATABASE_URL", default=""):
     DATABASES = {"default": env.db_url("DATABASE_URL")}
+    if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+        # The same backend, instrumented: django_db_* metrics on /metrics.
+        DATABASES["default"]["ENGINE"] = "django_prometheus.db.backends.postgresql"
 else:
     DATABASES = {
         "default": embedded_database_settings(
@@ -183,6 +190,17 @@ JUDGE_ALWAYS_BELOW_GATE = env.float("JUDGE_ALWAYS_BELOW_GATE", default=0.75)
 EVALUATION_BOOTSTRAP_SAMPLES = env.int("EVALUATION_BOOTSTRAP_SAMPLES", default=2000)
 EVALUATION_BOOTSTRAP_SEED = env.int("EVALUATION_BOOTSTRAP_SEED", default=20261122)
 GOLDEN_SETS_DIR = env.path("GOLDEN_SETS_DIR", default=BASE_DIR / "data" / "golden")
+
+# --- Metrics --------------------------------------------------------------------------------
+# Prometheus at GET /metrics (zolsearch.observability). prometheus_client picks its multiprocess
+# value class when it is first imported, so the folder is set and created here, before
+# django_prometheus or our code import it; every process (web, Celery worker children, commands,
+# pytest) loads these settings first and inherits the variable into its subprocesses.
+PROMETHEUS_MULTIPROC_DIR = env.path("PROMETHEUS_MULTIPROC_DIR", default=BASE_DIR / ".data" / "prometheus")
+Path(PROMETHEUS_MULTIPROC_DIR).mkdir(parents=True, exist_ok=True)
+os.environ["PROMETHEUS_MULTIPROC_DIR"] = str(PROMETHEUS_MULTIPROC_DIR)
+# Its migration gauges have no multiprocess_mode (one series per pid): off.
+PROMETHEUS_EXPORT_MIGRATIONS = False
 
 LOGGING = {
     "version": 1,

@@ -1,13 +1,15 @@
-"""URL configuration: admin, the API under /api/v1 (OpenAPI docs at /api/v1/docs)."""
+"""URL configuration: admin, the API under /api/v1 (OpenAPI docs at /api/v1/docs), Prometheus /metrics."""
 
 from django.contrib import admin
 from django.urls import path
 from django.views.generic import RedirectView
 
 from zolsearch.api import api
+from zolsearch.observability import metrics_export
 
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("api/v1/", api.urls),
+    path("metrics", metrics_export, name="metrics"),
     path("", RedirectView.as_view(url="/api/v1/docs", permanent=False)),
 ]

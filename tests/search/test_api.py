@@ -109,6 +109,17 @@ def test_gate_rejection_returns_the_fallback_and_records_it(settings) -> None:  
     assert answer.trace["draft_citations"][0]["url"].endswith("abcd-syndrome")
 
 
+def test_no_matching_passage_is_an_honest_fallback_not_a_500() -> None:
+    """GIVEN a source filter no document belongs to WHEN asking THEN 200 with outcome
+    no_results, the fallback, and a stored Answer without gate score (the gate did not run)."""
+    response = client.post("/search", json={"question": "What is Pompe disease?", "sources": ["no-such-source"]})
+    body = response.json()
+    assert response.status_code == 200, body
+    assert body["outcome"] == "no_results" and body["citations"] == [] and "onthaal" in body["answer"]
+    answer = Answer.objects.get(trace_id=uuid.UUID(body["trace_id"]))
+    assert answer.gate_score is None and not answer.gate_passed
+
+
 def test_openapi_schema_is_served() -> None:
     from django.test import Client
 

@@ -40,7 +40,7 @@ class Answer(models.Model):
     chunk_scores = models.JSONField(default=list, blank=True)
     gate = models.JSONField(default=dict, blank=True)
     gate_passed = models.BooleanField(db_index=True)
-    gate_score = models.FloatField(null=True)
+    gate_score = models.FloatField(null=True, blank=True)  # None: the gate did not run
     timings_ms = models.JSONField(default=dict, blank=True)
     trace = models.JSONField(default=dict, blank=True)
     embedding_model = models.CharField(max_length=128)

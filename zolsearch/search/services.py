@@ -9,6 +9,7 @@ from __future__ import annotations
 from django.db import transaction
 from django.dispatch import Signal
 
+from zolsearch.observability import search_observe
 from zolsearch.search.config import PipelineConfig, pipeline_config_default
 from zolsearch.search.models import Answer
 from zolsearch.search.pipeline import SearchRequest, SearchState, pipeline_run
@@ -71,6 +72,7 @@ def answer_record(*, state: SearchState, channel: str = Answer.Channel.API) -> A
     with transaction.atomic():
         answer.save()
         transaction.on_commit(lambda: answer_stored.send(sender=Answer, answer=answer))
+    search_observe(answer=answer)
     return answer
 
 

@@ -21,6 +21,7 @@ from django.core.management.base import BaseCommand, CommandParser
 
 from ingestion.models import ChunkEmbedding
 from taxonomy.models import Entity, SnomedConcept
+from zolsearch.observability import metrics_dir_reset
 from zolsearch.providers.embeddings import embedding_provider_get
 from zolsearch.search.pipeline import language_detect
 
@@ -33,6 +34,7 @@ class Command(BaseCommand):
         parser.add_argument("--no-worker", action="store_true", help="Do not start a Celery worker.")
 
     def handle(self, *args: object, **options: object) -> None:
+        metrics_dir_reset()  # a new run's counters start from zero (before the worker writes any)
         call_command("migrate", interactive=False, verbosity=0)
         database = "embedded PostgreSQL 17" if settings.DATABASES["default"].get("EMBEDDED_PGDATA") else "DATABASE_URL"
         self.stdout.write(f"Database ready ({database}).")
