@@ -98,14 +98,17 @@ def baseline_compare(*, run: EvaluationRun, baseline: dict[str, Any], tolerance:
         before = old.get(result.question.qid)
         if before is None:
             continue
+        what = []
         if before.get("passed") and not result.passed:
-            report.regressed.append((result.question.qid, f"passed → failed ({result.pass_reason})"))
+            what.append(f"passed → failed ({result.pass_reason})")
         elif not before.get("passed") and result.passed:
             report.recovered.append(result.question.qid)
-        elif (
+        if (
             before.get("ndcg_at_5") is not None
             and result.ndcg_at_5 is not None
             and result.ndcg_at_5 < before["ndcg_at_5"] - tolerance
         ):
-            report.regressed.append((result.question.qid, f"NDCG@5 {before['ndcg_at_5']:.3f} → {result.ndcg_at_5:.3f}"))
+            what.append(f"NDCG@5 {before['ndcg_at_5']:.3f} → {result.ndcg_at_5:.3f}")
+        if what:
+            report.regressed.append((result.question.qid, "; ".join(what)))
     return report

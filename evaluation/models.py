@@ -177,7 +177,7 @@ class Judgement(models.Model):
 
     answer = models.ForeignKey(Answer, on_delete=models.CASCADE, related_name="judgements")
     judge_key = models.CharField(max_length=200)
-    cache_key = models.CharField(max_length=64, db_index=True)
+    cache_key = models.CharField(max_length=64, db_index=True, blank=True)
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.PENDING, db_index=True)
     faithfulness = models.FloatField(null=True, blank=True)
     relevancy = models.FloatField(null=True, blank=True)

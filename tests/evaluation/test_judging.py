@@ -40,13 +40,21 @@ def _answer(question: str = "What are the symptoms of ABCD syndrome?", **config)
     return search_answer(request=SearchRequest(question=question, language="en"))[1]
 
 
+@pytest.fixture
+def eager_tasks():  # type: ignore[no-untyped-def]
+    """Celery tasks run in this process when sent (restored afterwards)."""
+    original = app.conf.task_always_eager
+    app.conf.task_always_eager = True
+    yield
+    app.conf.task_always_eager = original
+
+
 def test_api_answers_are_judged_after_commit_through_the_task(
-    client, django_capture_on_commit_callbacks, monkeypatch, settings
+    client, django_capture_on_commit_callbacks, eager_tasks, settings
 ) -> None:  # type: ignore[no-untyped-def]
     """GIVEN the worker in eager mode WHEN a patient's question is answered through the API
     THEN after commit the answer has a DONE judgement of the local judge with scores in [0, 1]
     and evidence per answer sentence; evaluation-run answers are not queued by the signal."""
-    monkeypatch.setattr(app.conf, "task_always_eager", True)
     settings.JUDGE_SAMPLE_RATE = 1.0
     with django_capture_on_commit_callbacks(execute=True):
         response = client.post(
