@@ -105,6 +105,7 @@ def test_inactive_descriptions_do_not_resolve(hospital: None) -> None:
     from taxonomy.models import SnomedDescription
 
     description = SnomedDescription.objects.get(term="Acute left-sided heart failure")
+
     def concepts() -> list[object]:
         return [c["concept_id"] for c in text_resolve(text="Acute left-sided heart failure", language="en").concepts]
 
