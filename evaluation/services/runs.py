@@ -150,6 +150,15 @@ def _claim(run_id: int) -> bool:
     )
 
 
+def answer_ranked_urls(*, answer: Answer) -> list[str]:
+    """What the pipeline found for ``answer``, best first: the urls of the taxonomy facts it
+    pinned (the graph is a retriever whose results come first, design step 3), then the
+    retrieved documents in fused rank order (:func:`ranked_urls`, each url once)."""
+    graph = [c["url"] for c in answer.citations if c.get("source") == "taxonomy" and c.get("url")]
+    pinned = [{"url": url, "rank": rank - len(graph)} for rank, url in enumerate(graph)]  # ranks < 1: first
+    return ranked_urls([*pinned, *answer.chunk_scores])
+
+
 def _result_fields(
     *,
     question: GoldenQuestion,
@@ -162,7 +171,7 @@ def _result_fields(
     fields: dict[str, Any] = {"answer": answer, "error": error}
     text = answer.answer if answer else ""
     refused = answer_refused(outcome=answer.outcome) if answer else False
-    urls = ranked_urls(answer.chunk_scores) if answer else []
+    urls = answer_ranked_urls(answer=answer) if answer else []
     expected_urls = list(question.expected_urls)
     merged = {name: [*question.synonyms.get(name, []), *synonyms.get(name, [])] for name in question.expected_entities}
     recall, matched = entity_recall(answer=text, expected=list(question.expected_entities), synonyms=merged)

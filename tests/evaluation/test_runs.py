@@ -189,3 +189,22 @@ def test_evaluator_starts_a_run_from_the_admin(
     assert run.status == EvaluationRun.Status.PENDING and run.created_by == "admin"
     assert sent == [run.pk]
     assert f"Queued evaluation run(s) {run.pk}" in response.content.decode()
+
+
+def test_graph_facts_count_as_the_first_retrieved_sources(settings) -> None:  # type: ignore[no-untyped-def]
+    """GIVEN the SAMPLE hospital and a Dutch routing question of the committed set
+    WHEN it is run THEN the department page the graph pinned is the first retrieved url (NDCG@5
+    1.0) and the routed department and campus are recalled as entities."""
+    from evaluation.golden.io import golden_jsonl_load
+    from taxonomy.services import sample_hospital_load
+
+    sample_hospital_load()
+    items = [
+        i for i in golden_jsonl_load(Path("data/golden/sample-hospital.jsonl")) if i.qid == "sample:route:hartfalen"
+    ]
+    golden_set, _ = golden_set_import(name="routing", items=items)
+    run = evaluation_run_execute(run_id=evaluation_run_create(golden_set=golden_set).pk)
+    result = run.results.get()
+    assert result.retrieved_urls[0] == "https://voorbeeld.ziekenhuis.test/afdelingen/cardiologie"
+    assert result.ndcg_at_5 == 1.0 and result.entity_recall == 1.0
+    assert result.matched_entities == ["Cardiologie", "Campus Noord (voorbeeld)"]
