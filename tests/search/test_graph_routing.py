@@ -66,12 +66,33 @@ def test_doctor_lookup_answers_from_works_in() -> None:
 
 
 def test_graph_facts_lead_the_fallback_when_the_gate_refuses(settings) -> None:  # type: ignore[no-untyped-def]
+    """GIVEN a gate nothing passes WHEN a condition question that is not about where to go is
+    asked THEN the fallback (who can help) is led by the graph's routing line."""
     settings.GATE_THRESHOLDS = {"use-multilingual-v3": 1.01}
-    body = client.post("/search", json={"question": "Ik heb suikerziekte, waar moet ik heen?", "language": "nl"}).json()
+    body = client.post("/search", json={"question": "Wat zijn de symptomen van suikerziekte?", "language": "nl"}).json()
     assert body["outcome"] == "gate_rejected"
     assert body["answer"].startswith("Voor diabetes kan u terecht bij: Endocrinologie")
     assert "onthaal" in body["answer"]
     assert body["citations"][0]["source"] == "taxonomy"
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["Ik heb suikerziekte, waar moet ik heen?", "Bij welke dienst werkt dr. Eli Test?", "Where is diabetes treated?"],
+)
+def test_the_graph_answers_routing_questions_when_the_retrieved_text_is_rejected(settings, question: str) -> None:  # type: ignore[no-untyped-def]
+    """GIVEN a gate nothing passes WHEN a routing question (where to go, which department, a
+    doctor lookup) is asked THEN the graph answers it alone: outcome answered, generator
+    taxonomy, only taxonomy citations, no "cannot answer" text; the rejected draft and the gate's
+    verdict stay on the Answer for review."""
+    settings.GATE_THRESHOLDS = {"use-multilingual-v3": 1.01}
+    body = client.post("/search", json={"question": question}).json()
+    assert body["outcome"] == "answered" and body["generator"] == "taxonomy", body
+    assert "Endocrinolog" in body["answer"] and "onthaal" not in body["answer"] and "cannot" not in body["answer"]
+    assert body["citations"] and all(c["source"] == "taxonomy" for c in body["citations"])
+    answer = Answer.objects.get(trace_id=uuid.UUID(body["trace_id"]))
+    assert answer.gate["passed"] is False and not answer.gate_passed
+    assert answer.trace["graph_answer"].startswith("gate_rejected") and answer.trace["taxonomy"]["routing_question"]
 
 
 def test_retrieved_text_that_routes_elsewhere_is_left_out() -> None:

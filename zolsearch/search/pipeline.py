@@ -9,6 +9,7 @@ as an ``Answer`` through :func:`zolsearch.search.services.search_answer`.
 from __future__ import annotations
 
 import logging
+import re
 import time
 import uuid
 from dataclasses import dataclass, field
@@ -80,6 +81,7 @@ class SearchState:
     draft: Draft | None = None
     documents_text: str = ""  # the draft before graph facts were pinned (what the gate scores)
     intent: str = "general"
+    routing: bool = False  # a "where / which department / which doctor" question the graph answers
     pinned: list = field(default_factory=list)  # taxonomy.selectors.RoutingFact, placed first
     gate: GateResult | None = None
     outcome: str = "answered"
@@ -135,6 +137,22 @@ class UnderstandStage(Stage):
         state.language = given or language_detect(state.request.question, default=settings.SEARCH_DEFAULT_LANGUAGE)
 
 
+# Words that ask where to go or who treats, in the languages of the region. A question with one
+# of them, or a doctor lookup / department search, is a routing question: the graph answers it.
+_ROUTING_CUES = re.compile(
+    r"\b(waar|welke (dienst|afdeling|arts|dokter|campus|specialist)|bij wie|terecht|heen|wie behandelt"
+    r"|where|which (department|doctor|clinic|ward|campus|specialist)|who treats|go to"
+    r"|où|quel service|quelle clinique|nerede|hangi (bölüm|doktor)|unde|ce secție|la ce)\b",
+    re.IGNORECASE,
+)
+
+
+def routing_question(*, question: str, intent: str) -> bool:
+    """Whether the graph alone answers ``question``: a doctor lookup or department search, or a
+    question with a routing cue ("waar", "welke dienst", "where", "which department", …)."""
+    return intent in ("doctor_lookup", "department_search") or bool(_ROUTING_CUES.search(question))
+
+
 class TaxonomyStage(Stage):
     """Resolve the question against the hospital graph (aliases → SNOMED → IS_A → finding site)
     and keep the routing facts to pin first in the answer (design step 3)."""
@@ -147,8 +165,10 @@ class TaxonomyStage(Stage):
 
         resolution = text_resolve(text=state.request.question, language=state.language, with_terms=False)
         state.intent, state.pinned = routing_facts(resolution=resolution, language=state.language)
+        state.routing = bool(state.pinned) and routing_question(question=state.request.question, intent=state.intent)
         state.trace["taxonomy"] = {
             "intent": state.intent,
+            "routing_question": state.routing,
             "entities": [{"slug": r.entity.slug, "type": r.entity.type, "trail": r.trail} for r in resolution.entities],
             "facts": [f.text for f in state.pinned],
         }
@@ -357,8 +377,18 @@ def pipeline_run(*, request: SearchRequest, config: PipelineConfig) -> SearchSta
         assert state.draft is not None
         state.answer = state.draft.text
     except StopPipeline as stop:
-        state.outcome = stop.outcome
         state.trace["stop_reason"] = stop.reason
+        if state.routing:
+            # The graph is the authority for routing: it answers "where / which department /
+            # which doctor" by itself when the retrieved text was rejected or found nothing.
+            state.draft = draft_pin(
+                draft=Draft(text="", citations=[], cited_chunk_ids=[], generator="taxonomy"), facts=state.pinned
+            )
+            state.answer = state.draft.text
+            state.trace["graph_answer"] = f"{stop.outcome}: the graph answers the routing question alone"
+            state.timings_ms["total"] = round((time.perf_counter() - started) * 1000, 3)
+            return state
+        state.outcome = stop.outcome
         state.answer = fallback_message(state.language)
         if state.pinned:
             # The graph still knows who can help: its facts lead the fallback, cited.
