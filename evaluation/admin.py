@@ -76,7 +76,6 @@ class GoldenQuestionInline(admin.TabularInline):
         "tags",
         "notes",
     )
-    formfield_overrides: dict[Any, dict[str, Any]] = {}
 
     def _editable(self, obj: GoldenSet | None) -> bool:
         return obj is not None and not obj.frozen

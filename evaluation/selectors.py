@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from django.db.models import Q, QuerySet
+from django.db.models import QuerySet
 
 from evaluation.judges.base import JudgeInput
 from evaluation.models import EvaluationResult, EvaluationRun
@@ -158,10 +158,3 @@ def runs_compare(*, left: EvaluationRun, right: EvaluationRun) -> list[ResultPai
             ResultPair(qid=qid, question=source.question.question, category=source.question.category, left=a, right=b)
         )
     return pairs
-
-
-def answers_for_review() -> QuerySet[Answer]:
-    """Served answers the gate rejected or the judge scored low (faithfulness or relevancy < 0.5),
-    newest first."""
-    low = Q(judgements__faithfulness__lt=0.5) | Q(judgements__relevancy__lt=0.5)
-    return Answer.objects.filter(Q(outcome=Answer.Outcome.GATE_REJECTED) | low).distinct().order_by("-created_at")

@@ -158,3 +158,22 @@ def test_taxonomy_lines_reach_the_judge_as_authoritative_context(settings) -> No
         JudgeInput(question=item.question, answer=facts[0], context=item.context, authoritative=item.authoritative)
     )
     assert verdict.faithfulness == 1.0
+
+
+def test_entity_recall_synonyms_come_from_aliases_and_snomed(settings) -> None:
+    """GIVEN the SAMPLE hospital and the SNOMED CT heart-failure subset WHEN synonyms of expected
+    entities are looked up THEN an entity name brings its other-language name, its approved
+    aliases and its concept's SNOMED descriptions; a SNOMED term alone brings its concept's other
+    terms; an unknown name brings nothing."""
+    from pathlib import Path
+
+    from evaluation.selectors import entity_synonyms
+    from taxonomy.snomed import snomed_import
+
+    snomed_import(path=Path("data/snomed/heartfailure-subset"))
+    sample_hospital_load()
+    synonyms = entity_synonyms(names=["Hartfalen", "Cardiac failure", "Nergens"])
+    assert {"Heart failure", "hartzwakte", "hartinsufficiëntie", "Weak heart"} <= set(synonyms["Hartfalen"])
+    assert "Heart failure, NOS" not in synonyms["Hartfalen"]  # an inactive description
+    assert "Heart failure" in synonyms["Cardiac failure"]
+    assert "Nergens" not in synonyms and "Hartfalen" not in synonyms["Hartfalen"]
