@@ -2,7 +2,11 @@
 
 Database: the bundled MedQuAD slice in its own embedded database (``BENCH_SLICE_PGDATA``,
 default ``.data/bench/slice``; ingested when missing, about two minutes). Broker: kombu's
-filesystem transport in ``.data/bench/judging-broker`` (emptied first).
+filesystem transport in ``.data/bench/judging-broker`` (emptied first), or
+``BENCH_BROKER_URL=redis://127.0.0.1:6379/9`` (that Redis database is flushed first). The
+filesystem transport polls once a second, so its worker judges about one answer a second;
+with Redis the worker judges as fast as it can, which is the case where judging competes with
+the web process for the two cores.
 
 Three conditions, 150 MedQuAD questions of the slice each (fixed seed, after 5 warm-ups),
 posted to ``/api/v1/search`` through Django's test client with on-commit callbacks running as
@@ -12,7 +16,9 @@ in production (autocommit):
 - ``on``: every answer queues ``answer_judge_task`` after commit, no worker running (the cost
   the request itself pays: one message written to the broker);
 - ``on+worker``: the same with a Celery worker process (prefork, concurrency 1) judging at the
-  same time on the same 2 cores (the realistic case: judging competes for CPU).
+  same time on the same 2 cores (the realistic case: judging competes for CPU);
+- ``on+worker nice 19``: the same with the worker at the lowest CPU priority, as ``make run``
+  starts it.
 
 Run: ``.venv/bin/python -m benchmarks.judging_overhead``.
 """
@@ -36,7 +42,12 @@ BROKER = BASE_DIR / ".data" / "bench" / "judging-broker"
 def main() -> None:
     shutil.rmtree(BROKER, ignore_errors=True)
     os.environ["CELERY_BROKER_DIR"] = str(BROKER)
-    os.environ["CELERY_BROKER_URL"] = "filesystem://"
+    broker_url = os.environ.get("BENCH_BROKER_URL", "filesystem://")
+    os.environ["CELERY_BROKER_URL"] = broker_url
+    if broker_url.startswith("redis://"):
+        import redis
+
+        redis.Redis.from_url(broker_url).flushdb()  # a database of its own: pass e.g. redis://127.0.0.1:6379/9
     django_setup("BENCH_SLICE_PGDATA", ".data/bench/slice")
     from django.conf import settings
     from django.core.management import call_command
@@ -69,44 +80,40 @@ def main() -> None:
     settings.JUDGE_ON_ANSWER = False
     off = measure("off")
     settings.JUDGE_ON_ANSWER = True
-    queued_before = len(list((BROKER / "queue").iterdir()))
+    from zolsearch.observability import queue_depth
+
+    queued_before = queue_depth()
     on = measure("on")
-    queued = len(list((BROKER / "queue").iterdir())) - queued_before
-    env = dict(os.environ, EMBEDDED_PGDATA=str(BASE_DIR / ".data" / "bench" / "slice"))
-    worker = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "celery",
-            "-A",
-            "zolsearch",
-            "worker",
-            "--pool=prefork",
-            "--concurrency=1",
-            "-l",
-            "WARNING",
-        ],
-        cwd=BASE_DIR,
-        env=env,
-    )
-    try:
-        time.sleep(8)  # worker start-up (model load) before measuring
-        judged_before = Judgement.objects.filter(status=Judgement.Status.DONE).count()
-        with_worker = measure("on+worker")
-        time.sleep(2)
-        judged = Judgement.objects.filter(status=Judgement.Status.DONE).count() - judged_before
-    finally:
-        worker.send_signal(signal.SIGTERM)
-        worker.wait(timeout=60)
+    queued = queue_depth() - queued_before
+    env = dict(os.environ)  # django_setup pointed EMBEDDED_PGDATA at the benchmark database
+
+    def with_worker(label: str, prefix: list[str]) -> tuple[dict[str, float], int]:
+        command = [sys.executable, "-m", "celery", "-A", "zolsearch", "worker", "--pool=prefork", "--concurrency=1"]
+        worker = subprocess.Popen([*prefix, *command, "-l", "WARNING"], cwd=BASE_DIR, env=env)
+        try:
+            time.sleep(20)  # worker start-up (model load, slow at nice 19 while idle) before measuring
+            before = Judgement.objects.filter(status=Judgement.Status.DONE).count()
+            result = measure(label)
+            judged = Judgement.objects.filter(status=Judgement.Status.DONE).count() - before
+        finally:
+            worker.send_signal(signal.SIGTERM)
+            worker.wait(timeout=60)
+        return result, judged
+
+    busy, judged = with_worker("on+worker", [])
+    niced, judged_niced = with_worker("on+worker nice 19", ["nice", "-n", "19"])
     results_write(
         "judging_overhead",
         {
             "questions_per_condition": N,
+            "broker": broker_url.split("@")[-1],
             "off": off,
             "on": on,
-            "on_with_worker": with_worker,
+            "on_with_worker": busy,
+            "on_with_worker_nice19": niced,
             "messages_queued_in_on": queued,
             "judgements_done_during_on_with_worker": judged,
+            "judgements_done_during_on_with_worker_nice19": judged_niced,
         },
     )
 
