@@ -11,7 +11,7 @@ from typing import Any
 
 from django import forms
 from django.contrib import admin, messages
-from django.core.exceptions import ValidationError
+from django.core.exceptions import PermissionDenied, ValidationError
 from django.db.models import Count, QuerySet
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import get_object_or_404
@@ -20,6 +20,7 @@ from django.urls import path, reverse
 from django.utils.html import format_html
 
 from evaluation.golden.io import GoldenFormatError, golden_jsonl_read, golden_jsonl_write
+from evaluation.metrics.stats import mcnemar
 from evaluation.models import EvaluationResult, EvaluationRun, GoldenQuestion, GoldenSet, Judgement
 from evaluation.selectors import run_results, runs_compare
 from evaluation.services.golden import (
@@ -303,6 +304,8 @@ class EvaluationRunAdmin(ReadOnlyAdmin):
     def change_view(self, request: HttpRequest, object_id: str, form_url: str = "", extra_context=None):  # type: ignore[no-untyped-def]
         """The run page: headline metrics with CIs, per-category and per-language tables, a bar
         chart per category, and the per-question list (``?verdict=pass|fail``)."""
+        if not self.has_view_permission(request):
+            raise PermissionDenied
         run = get_object_or_404(EvaluationRun.objects.select_related("golden_set"), pk=object_id)
         verdict = request.GET.get("verdict", "")
         overall = run.metrics.get("overall") or {}
@@ -325,7 +328,10 @@ class EvaluationRunAdmin(ReadOnlyAdmin):
         return TemplateResponse(request, "admin/evaluation/evaluationrun/detail.html", context)
 
     def compare_view(self, request: HttpRequest, left: int, right: int) -> HttpResponse:
-        """Two runs side by side: headline metrics, and the questions that changed verdict."""
+        """Two runs side by side: headline metrics, the questions that changed verdict, and
+        McNemar's test on the paired verdicts."""
+        if not self.has_view_permission(request):
+            raise PermissionDenied
         runs = EvaluationRun.objects.select_related("golden_set").in_bulk([left, right])
         if left not in runs or right not in runs:
             self.message_user(request, "One of the runs no longer exists.", level=messages.ERROR)
@@ -349,6 +355,9 @@ class EvaluationRunAdmin(ReadOnlyAdmin):
             "changed": changed,
             "regressed": sum(1 for p in pairs if p.change == "regressed"),
             "recovered": sum(1 for p in pairs if p.change == "recovered"),
+            "mcnemar": mcnemar(
+                b=sum(1 for p in pairs if p.change == "regressed"), c=sum(1 for p in pairs if p.change == "recovered")
+            ),
             "same_config": a.config_hash == b.config_hash,
             "config_diff": _config_diff(a.config, b.config),
         }
@@ -376,6 +385,20 @@ def _config_diff(a: dict[str, Any], b: dict[str, Any]) -> list[tuple[str, Any, A
     return [(k, a.get(k), b.get(k)) for k in sorted(set(a) | set(b)) if a.get(k) != b.get(k)]
 
 
+class RunListFilter(admin.SimpleListFilter):
+    """The 30 latest runs, their set loaded in the same query (no query per run)."""
+
+    title = "run"
+    parameter_name = "run"
+
+    def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
+        runs = EvaluationRun.objects.select_related("golden_set").order_by("-pk")[:30]
+        return [(str(r.pk), f"{r.pk}: {r.golden_set} {r.label}".strip()) for r in runs]
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet[EvaluationResult]) -> QuerySet[EvaluationResult]:
+        return queryset.filter(run_id=self.value()) if self.value() else queryset
+
+
 @admin.register(EvaluationResult)
 class EvaluationResultAdmin(ReadOnlyAdmin):
     list_display = (
@@ -391,7 +414,7 @@ class EvaluationResultAdmin(ReadOnlyAdmin):
         "relevancy",
         "latency_ms",
     )
-    list_filter = ("passed", "passed_er", "refused", "question__category", "question__language", "run")
+    list_filter = ("passed", "passed_er", "refused", "question__category", "question__language", RunListFilter)
     list_select_related = ("question", "run__golden_set")
     search_fields = ("question__qid", "question__question", "answer_text")
 

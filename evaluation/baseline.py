@@ -71,7 +71,8 @@ class GateReport:
 
 def baseline_compare(*, run: EvaluationRun, baseline: dict[str, Any], tolerance: float) -> GateReport:
     """Compare ``run`` with ``baseline``: the gate fails when the pass rate or the mean NDCG@5
-    is more than ``tolerance`` (absolute, on the 0–1 scale) below the baseline's. Lists the
+    is more than ``tolerance`` (absolute, on the 0–1 scale) below the baseline's, or when the
+    golden set, the judge or the embedding model differ from the baseline's. Lists the
     questions that regressed (passed → failed, or NDCG@5 down by more than ``tolerance``) and
     those that recovered. Raises ``ValueError`` for a negative tolerance."""
     if tolerance < 0:
@@ -91,8 +92,16 @@ def baseline_compare(*, run: EvaluationRun, baseline: dict[str, Any], tolerance:
         report.failures.append(
             f"mean NDCG@5 {report.ndcg_at_5:.3f} < baseline {report.baseline_ndcg_at_5:.3f} − {tolerance:.3f}"
         )
-    if baseline.get("set_hash") and baseline["set_hash"] != run.golden_set_hash:
-        report.notes.append("the golden set changed since the baseline: questions are matched by qid")
+    for key, now, name in (
+        ("set_hash", run.golden_set_hash, "the golden set"),
+        ("judge", run.judge_key, "the judge"),
+        ("embedding_model", run.embedding_model, "the embedding model"),
+    ):
+        if baseline.get(key) and baseline[key] != now:
+            report.failures.append(
+                f"{name} differs from the baseline's ({baseline[key]!r} → {now!r}): the numbers are not "
+                "comparable; rewrite the baseline (make eval-baseline) if the change is intended"
+            )
     old = baseline["questions"]
     for result in EvaluationResult.objects.filter(run=run).select_related("question").order_by("question__position"):
         before = old.get(result.question.qid)

@@ -171,6 +171,7 @@ class Judgement(models.Model):
 
     class Status(models.TextChoices):
         PENDING = "pending", "Pending"
+        RUNNING = "running", "Running (claimed by a worker)"
         DONE = "done", "Done"
         FAILED = "failed", "Failed"
         SKIPPED = "skipped", "Skipped (sampling or budget)"
@@ -189,6 +190,7 @@ class Judgement(models.Model):
     latency_ms = models.FloatField(null=True, blank=True)
     attempts = models.PositiveIntegerField(default=0)
     error = models.TextField(blank=True)
+    claimed_at = models.DateTimeField(null=True, blank=True, help_text="When a worker took it (a lease).")
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)
     finished_at = models.DateTimeField(null=True, blank=True)
 

@@ -29,8 +29,8 @@ def answer_judge_task(self, answer_id: int) -> str:  # type: ignore[no-untyped-d
     """Judge answer ``answer_id`` in the background (sampling, budget and cache applied).
 
     Returns the judgement's status, or ``"gone"`` when the answer was deleted. A judge that is
-    unavailable is retried with exponential backoff and jitter (5 s, 10 s, 20 s, at most 300 s;
-    3 retries); the judgement stays FAILED with the error after the last one.
+    unavailable is retried with exponential backoff and full jitter (random waits of up to 5 s,
+    10 s, 20 s; 3 retries); the judgement stays FAILED with the error after the last one.
     """
     judgement = answer_judge(answer_id=answer_id, background=True)
     return judgement.status if judgement else "gone"

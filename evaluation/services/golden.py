@@ -119,15 +119,16 @@ def golden_set_import_file(*, path: Path, name: str | None = None, description: 
 
 
 def golden_set_resolve(*, name: str, version: int | None = None) -> GoldenSet:
-    """Set ``name`` at ``version`` (default: latest). When the database has no set of that name
-    but ``GOLDEN_SETS_DIR/<name>.jsonl`` exists (the committed sets), it is imported first.
-    Raises :class:`GoldenSetNotFound`."""
+    """Set ``name`` at ``version`` (default: latest). When ``GOLDEN_SETS_DIR/<name>.jsonl``
+    exists (the committed sets), it is imported first, so the latest version is always the
+    committed file (a no-op when its content is unchanged, a new version when it changed).
+    Raises :class:`GoldenSetNotFound`, or ``GoldenFormatError`` for a broken committed file."""
+    committed = Path(settings.GOLDEN_SETS_DIR) / f"{name}.jsonl"
+    if committed.is_file():
+        golden_set_import_file(path=committed, name=name)
     queryset = GoldenSet.objects.filter(name=name)
     if not queryset.exists():
-        committed = Path(settings.GOLDEN_SETS_DIR) / f"{name}.jsonl"
-        if not committed.is_file():
-            raise GoldenSetNotFound(f"no golden set named {name!r} (and no {committed})")
-        golden_set_import_file(path=committed, name=name)
+        raise GoldenSetNotFound(f"no golden set named {name!r} (and no {committed})")
     found = queryset.filter(version=version).first() if version else queryset.order_by("-version").first()
     if found is None:
         raise GoldenSetNotFound(f"golden set {name!r} has no version {version}")

@@ -16,6 +16,7 @@ from datetime import timedelta
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from evaluation.judges import Judge, JudgeInput, JudgeUnavailable, judge_get
@@ -24,6 +25,9 @@ from evaluation.selectors import judge_input_for_answer
 from zolsearch.search.models import Answer
 
 logger = logging.getLogger(__name__)
+# How long a worker's claim on a judgement holds before another may take it over: longer than
+# the judge task's hard time limit (360 s), so a live judge call is never duplicated.
+CLAIM_LEASE = timedelta(minutes=10)
 
 
 def judge_cache_key(*, item: JudgeInput, judge_key: str) -> str:
@@ -73,6 +77,8 @@ def answer_judging_wanted(*, answer: Answer, judge_key: str) -> tuple[bool, str]
 
 
 def _observe(judgement: Judgement) -> None:
+    if judgement.answer.channel == Answer.Channel.EVALUATION:
+        return  # evaluation runs report their own numbers; Prometheus shows live traffic
     try:
         from zolsearch.observability import judge_observe
 
@@ -101,7 +107,8 @@ def answer_judge(*, answer_id: int, judge: Judge | None = None, background: bool
     """Judge stored answer ``answer_id`` with ``judge`` (default: the configured one).
 
     Returns ``None`` when the answer is gone; the existing judgement when it is already DONE or
-    SKIPPED (status guard); otherwise the new judgement: SKIPPED (nothing to judge, or not
+    SKIPPED (status guard) or another worker holds it (RUNNING within :data:`CLAIM_LEASE`);
+    otherwise the new judgement: SKIPPED (nothing to judge, or not
     sampled / over budget when ``background``), DONE from the cache (an identical request was
     judged before: ``cached``, latency 0), or DONE from a judge call. Raises
     :class:`JudgeUnavailable` after recording the judgement FAILED with the error, so a task
@@ -118,6 +125,16 @@ def answer_judge(*, answer_id: int, judge: Judge | None = None, background: bool
         judgement = Judgement.objects.get(answer=answer, judge_key=judge.key)
     if judgement.status in (Judgement.Status.DONE, Judgement.Status.SKIPPED):
         return judgement
+    # Claim it (a conditional update), so two deliveries of the same task never both call the
+    # judge; a claim older than CLAIM_LEASE (a worker that died) may be taken over.
+    now = timezone.now()
+    claimable = Q(status__in=[Judgement.Status.PENDING, Judgement.Status.FAILED]) | Q(
+        status=Judgement.Status.RUNNING, claimed_at__lt=now - CLAIM_LEASE
+    )
+    if not Judgement.objects.filter(claimable, pk=judgement.pk).update(status=Judgement.Status.RUNNING, claimed_at=now):
+        judgement.refresh_from_db()
+        return judgement
+    judgement.status, judgement.claimed_at = Judgement.Status.RUNNING, now
     item = judge_input_for_answer(answer=answer)
     if item is None:
         return _finish(judgement, status=Judgement.Status.SKIPPED, reasons={"skipped": "no drafted answer to judge"})

@@ -178,23 +178,21 @@ def _result_fields(
     judge_data: dict[str, Any] = {}
     faithfulness = relevancy = None
     if answer is not None:
-        try:
-            judgement = answer_judge(answer_id=answer.pk, judge=judge)
-        except JudgeUnavailable as exc:
-            judge_data = {"judge": judge.key, "error": str(exc)}
-        else:
-            if judgement is not None:
-                faithfulness, relevancy = judgement.faithfulness, judgement.relevancy
-                judge_data = {
-                    "judge": judgement.judge_key,
-                    "status": judgement.status,
-                    "faithfulness": faithfulness,
-                    "relevancy": relevancy,
-                    "cached": judgement.cached,
-                    "truncated": judgement.truncated,
-                    "evidence": judgement.evidence,
-                    "reasons": judgement.reasons,
-                }
+        # A judge outage (after the judge's own retries) raises: the run fails with the reason
+        # instead of counting the outage as unfaithful answers.
+        judgement = answer_judge(answer_id=answer.pk, judge=judge)
+        if judgement is not None:
+            faithfulness, relevancy = judgement.faithfulness, judgement.relevancy
+            judge_data = {
+                "judge": judgement.judge_key,
+                "status": judgement.status,
+                "faithfulness": faithfulness,
+                "relevancy": relevancy,
+                "cached": judgement.cached,
+                "truncated": judgement.truncated,
+                "evidence": judgement.evidence,
+                "reasons": judgement.reasons,
+            }
     # The refusal rule of both criteria decides for refused answers; the judge's scores of a
     # rejected draft are stored for review but do not make a fallback pass.
     if refused:
@@ -278,7 +276,8 @@ def evaluation_run_execute(
     advanced on the row. A question the pipeline refuses as invalid gets a result with the
     error; a failure that stops every question (empty index, embedding model mismatch or
     outage, a configuration that no longer fits) marks the run FAILED with the reason. Returns
-    the run; a run that is not PENDING is returned untouched.
+    the run; a run that is not PENDING is returned untouched. A judge that stays unavailable
+    after its retries fails the run too (an outage is not a quality result).
     """
     if not _claim(run_id):
         return EvaluationRun.objects.get(pk=run_id)
@@ -286,6 +285,10 @@ def evaluation_run_execute(
     try:
         config = pipeline_config_parse(values=run.config)
         judge = judge or judge_get()
+        # What actually runs: the worker's judge and code, which may differ from the web
+        # process that created the run.
+        run.judge_key, run.code_version = judge.key, code_version()
+        run.save(update_fields=["judge_key", "code_version"])
         questions = list(run.golden_set.questions.order_by("position", "id"))
         names = sorted({name for q in questions for name in q.expected_entities})
         synonyms = entity_synonyms(names=names)
@@ -311,6 +314,8 @@ def evaluation_run_execute(
                 progress(done, len(questions))
     except (SearchError, EmbeddingModelMismatch, EmbeddingUnavailable, RunConfigInvalid) as exc:
         return _fail(run, str(exc))
+    except JudgeUnavailable as exc:
+        return _fail(run, f"the judge is unavailable: {exc}; run it again")
     except Exception as exc:
         logger.exception("evaluation run %s failed", run_id)
         _fail(run, f"{type(exc).__name__}: {exc}")

@@ -177,3 +177,25 @@ def test_entity_recall_synonyms_come_from_aliases_and_snomed(settings) -> None:
     assert "Heart failure, NOS" not in synonyms["Hartfalen"]  # an inactive description
     assert "Heart failure" in synonyms["Cardiac failure"]
     assert "Nergens" not in synonyms and "Hartfalen" not in synonyms["Hartfalen"]
+
+
+def test_a_judgement_claimed_by_another_worker_is_not_judged_twice() -> None:
+    """GIVEN a judgement another worker claimed a minute ago WHEN the task runs again (a
+    redelivery) THEN the judge is not called; GIVEN a claim older than the lease (that worker
+    died) THEN it is taken over and judged."""
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from evaluation.services.judging import CLAIM_LEASE
+
+    answer, judge = _answer(), CountingJudge()
+    running = Judgement.objects.create(
+        answer=answer,
+        judge_key=judge.key,
+        status=Judgement.Status.RUNNING,
+        claimed_at=timezone.now() - timedelta(minutes=1),
+    )
+    assert answer_judge(answer_id=answer.pk, judge=judge).status == Judgement.Status.RUNNING and not judge.calls
+    Judgement.objects.filter(pk=running.pk).update(claimed_at=timezone.now() - CLAIM_LEASE - timedelta(seconds=1))
+    assert answer_judge(answer_id=answer.pk, judge=judge).status == Judgement.Status.DONE and len(judge.calls) == 1

@@ -78,7 +78,8 @@ def test_a_run_answers_every_question_and_stores_every_metric(small_set) -> None
         assert result.entity_recall is not None
     refuse = results["advice-1"]
     assert refuse.entity_recall is None and refuse.ndcg_at_5 is None  # nothing expected: undefined
-    assert refuse.refusal_correct == refuse.refused  # the pipeline has no medical-advice guard yet
+    # no medical-advice guard yet: the request is refused only if the gate rejects the draft
+    assert refuse.passed == refuse.refused == refuse.refusal_correct == refuse.passed_er
     overall = run.metrics["overall"]
     assert overall["ndcg_at_5"]["mean"] == 1.0 and overall["ndcg_at_5"]["n"] == 6
     assert overall["passed"]["low"] <= overall["passed"]["mean"] <= overall["passed"]["high"]
@@ -116,6 +117,11 @@ def test_eval_gate_passes_on_its_baseline_and_fails_on_a_seeded_regression(small
     assert data["set"] == "small" and set(data["questions"]) == {*PAIRS, "advice-1"}
     call_command("eval_gate", "--set", "small", "--baseline", str(baseline), verbosity=0)
     assert "eval_gate passed" in capsys.readouterr().out
+    other_judge = tmp_path / "other-judge.json"
+    other_judge.write_text(json.dumps({**data, "judge": "deepeval:some-model"}))
+    with pytest.raises(SystemExit):
+        call_command("eval_gate", "--set", "small", "--baseline", str(other_judge), verbosity=0)
+    assert "the judge differs from the baseline's" in capsys.readouterr().err
 
     removed = PAIRS[:3]
     Document.objects.filter(url__in=Document.objects.filter(external_id__in=removed).values("url")).delete()
@@ -130,25 +136,44 @@ def test_eval_gate_passes_on_its_baseline_and_fails_on_a_seeded_regression(small
 
 
 def test_two_runs_compared_side_by_side(small_set, admin_client) -> None:  # type: ignore[no-untyped-def]
+    """GIVEN a run with the live configuration and one whose gate threshold nothing can reach
+    (an ablation that refuses every answer) WHEN an evaluator compares them in the admin THEN
+    every question the first run passed and must be answered is listed as regressed, the
+    must-refuse question does not change, and McNemar's test of the paired verdicts is shown."""
     first = evaluation_run_execute(run_id=evaluation_run_create(golden_set=small_set).pk)
-    Document.objects.filter(external_id=PAIRS[0]).delete()
-    Document.objects.filter(url=Document.objects.get(external_id=PAIRS[1]).url).delete()
-    second = evaluation_run_execute(run_id=evaluation_run_create(golden_set=small_set).pk)
+    strict = pipeline_config_default().with_overrides(gate_threshold=1.01)
+    second = evaluation_run_execute(run_id=evaluation_run_create(golden_set=small_set, config=strict).pk)
     pairs = {p.qid: p for p in runs_compare(left=first, right=second)}
     assert len(pairs) == 7
-    changed = {qid for qid, p in pairs.items() if p.change == "regressed"}
-    assert changed <= {PAIRS[0], PAIRS[1]}
-    assert pairs[PAIRS[1]].right.ndcg_at_5 == 0.0 and pairs[PAIRS[1]].left.ndcg_at_5 == 1.0
+    passed_first = {r.question.qid for r in first.results.select_related("question") if r.passed}
+    regressed = {qid for qid, p in pairs.items() if p.change == "regressed"}
+    assert regressed and regressed == passed_first - {"advice-1"}
+    assert pairs["advice-1"].change == "same" and pairs["advice-1"].right.passed  # refused: correct
 
     url = reverse("admin:evaluation_evaluationrun_changelist")
     response = admin_client.post(url, {"action": "compare", "_selected_action": [first.pk, second.pk]})
     assert response.status_code == 302
     page = admin_client.get(response["Location"]).content.decode()
-    assert f"Compare run {first.pk} and run {second.pk}" in page and "NDCG@5" in page
-    for qid in changed:
+    assert f"Compare run {first.pk} and run {second.pk}" in page and "gate_threshold" in page
+    assert f"({len(regressed)} regressed, 0 recovered)" in page and "McNemar" in page
+    for qid in regressed:
         assert qid in page
     one = admin_client.post(url, {"action": "compare", "_selected_action": [first.pk]}, follow=True)
     assert "Select exactly two runs" in one.content.decode()
+
+
+def test_a_judge_outage_fails_the_run_instead_of_scoring_answers(small_set) -> None:  # type: ignore[no-untyped-def]
+    from evaluation.judges import JudgeUnavailable
+
+    class DownJudge:
+        key = "down-judge"
+
+        def judge(self, item):  # type: ignore[no-untyped-def]
+            raise JudgeUnavailable("connection refused")
+
+    run = evaluation_run_execute(run_id=evaluation_run_create(golden_set=small_set).pk, judge=DownJudge())
+    assert run.status == EvaluationRun.Status.FAILED and "judge is unavailable: connection refused" in run.error
+    assert run.judge_key == "down-judge" and run.results.count() == 0
 
 
 def test_run_pages_render_with_a_bounded_number_of_queries(
