@@ -12,6 +12,7 @@ from typing import Any
 from django import forms
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied, ValidationError
+from django.db import IntegrityError
 from django.db.models import Count, QuerySet
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import get_object_or_404
@@ -200,6 +201,8 @@ class GoldenSetAdmin(admin.ModelAdmin):
                 form.add_error("file", "The file is not UTF-8 text.")
             except (GoldenFormatError, ValueError, ValidationError) as exc:
                 form.add_error("file", str(exc))
+            except IntegrityError:
+                form.add_error("name", "Another import of this set ran at the same moment; import again.")
             else:
                 self.message_user(request, f"{golden_set}: {action}, {golden_set.question_count} questions.")
                 return HttpResponseRedirect(reverse("admin:evaluation_goldenset_change", args=[golden_set.pk]))

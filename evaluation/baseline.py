@@ -8,7 +8,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from evaluation.models import EvaluationResult, EvaluationRun
+from evaluation.models import EvaluationRun
+from evaluation.selectors import run_results
 
 BASELINE_FORMAT = 1
 
@@ -20,7 +21,7 @@ class BaselineInvalid(ValueError):
 def baseline_from_run(*, run: EvaluationRun) -> dict[str, Any]:
     """The baseline document of a finished run: set name, version and hash, configuration hash,
     pass rate (composite), mean NDCG@5, and per qid ``{"passed", "ndcg_at_5"}``."""
-    results = EvaluationResult.objects.filter(run=run).select_related("question").order_by("question__position")
+    results = run_results(run=run)
     return {
         "format": BASELINE_FORMAT,
         "set": run.golden_set.name,
@@ -103,7 +104,7 @@ def baseline_compare(*, run: EvaluationRun, baseline: dict[str, Any], tolerance:
                 "comparable; rewrite the baseline (make eval-baseline) if the change is intended"
             )
     old = baseline["questions"]
-    for result in EvaluationResult.objects.filter(run=run).select_related("question").order_by("question__position"):
+    for result in run_results(run=run):
         before = old.get(result.question.qid)
         if before is None:
             continue

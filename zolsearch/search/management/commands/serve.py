@@ -80,6 +80,7 @@ class Command(BaseCommand):
                 f"\nZOL Search is running:\n"
                 f"  search API   POST http://{host}/api/v1/search  (OpenAPI docs: http://{host}/api/v1/docs)\n"
                 f"  admin        http://{host}/admin/\n"
+                f"  metrics      http://{host}/metrics\n"
                 f"  worker       {f'Celery, pid {worker.pid}' if worker else 'not started'}\n"
                 f"Try: curl -s -X POST http://{host}/api/v1/search -H 'Content-Type: application/json' "
                 f'-d \'{{"question": "What are the symptoms of Alzheimer disease?"}}\'\n'
