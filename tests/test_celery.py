@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import time
 import uuid
 from pathlib import Path
 
@@ -25,7 +24,7 @@ from django.conf import settings
 from ingestion.models import Document, IngestionRun
 from ingestion.services import ingestion_run_create
 from ingestion.tasks import ingestion_run_task
-from tests.workers import broker_transport_options, worker_env
+from tests.workers import broker_transport_options, wait_for, worker_env
 from tests.workers import worker as worker_process
 from zolsearch.celery import app
 
@@ -69,16 +68,13 @@ def _jsonl_write(path: Path, tag: str) -> list[str]:
 
 def _run_wait_final(run_id: int, *, worker: subprocess.Popen, log: Path) -> IngestionRun:
     """Poll the run row until its status is final; fail (with the worker's log) after 120 s."""
-    deadline = time.monotonic() + RUN_TIMEOUT_S
-    while True:
-        run = IngestionRun.objects.get(pk=run_id)
-        if run.status in FINAL_STATUSES:
-            return run
-        if worker.poll() is not None:
-            pytest.fail(f"worker exited with {worker.returncode} before finishing run {run_id}:\n{log.read_text()}")
-        if time.monotonic() > deadline:
-            pytest.fail(f"run {run_id} still {run.status} after {RUN_TIMEOUT_S:.0f} s; worker log:\n{log.read_text()}")
-        time.sleep(0.5)
+    return wait_for(
+        lambda: IngestionRun.objects.filter(pk=run_id, status__in=FINAL_STATUSES).first(),
+        process=worker,
+        log=log,
+        what=f"finishing run {run_id}",
+        timeout_s=RUN_TIMEOUT_S,
+    )
 
 
 def _assert_run_ingested(run: IngestionRun, *, good_ids: list[str], file_name: str, log: Path) -> None:

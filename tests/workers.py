@@ -9,9 +9,11 @@ import os
 import signal
 import subprocess
 import sys
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
+import pytest
 from django.conf import settings
 from django.db import connection
 
@@ -66,3 +68,18 @@ def broker_transport_options(options: dict[str, object]) -> Iterator[None]:
         yield
     finally:
         app.conf.broker_transport_options = original
+
+
+def wait_for[T](predicate: Callable[[], T], *, process: subprocess.Popen, log: Path, what: str, timeout_s: float) -> T:
+    """Poll ``predicate`` every 0.5 s until it returns something truthy, and return that; fail
+    the test with the worker's log when the worker exits first or after ``timeout_s`` seconds."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        value = predicate()
+        if value:
+            return value
+        if process.poll() is not None:
+            pytest.fail(f"worker exited with {process.returncode} before {what}:\n{log.read_text()}")
+        if time.monotonic() > deadline:
+            pytest.fail(f"{what} not done after {timeout_s:.0f} s; worker log:\n{log.read_text()}")
+        time.sleep(0.5)

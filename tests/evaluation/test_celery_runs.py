@@ -8,7 +8,6 @@ documents are skipped when they are still there).
 
 from __future__ import annotations
 
-import time
 import uuid
 from pathlib import Path
 
@@ -20,26 +19,14 @@ from evaluation.services.golden import golden_set_import
 from evaluation.services.runs import evaluation_run_create
 from evaluation.tasks import answer_judge_task, evaluation_run_task
 from tests.evaluation.factories import medquad_items
-from tests.workers import broker_transport_options, worker, worker_env
+from tests.workers import broker_transport_options, wait_for, worker, worker_env
 from zolsearch.celery import app
 from zolsearch.search.pipeline import SearchRequest
 from zolsearch.search.services import search_answer
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 TIMEOUT_S = 180.0
-
-
-def _wait(predicate, *, process, log: Path, what: str):  # type: ignore[no-untyped-def]
-    deadline = time.monotonic() + TIMEOUT_S
-    while True:
-        value = predicate()
-        if value:
-            return value
-        if process.poll() is not None:
-            pytest.fail(f"worker exited with {process.returncode} before {what}:\n{log.read_text()}")
-        if time.monotonic() > deadline:
-            pytest.fail(f"{what} not done after {TIMEOUT_S:.0f} s; worker log:\n{log.read_text()}")
-        time.sleep(0.5)
+FINISHED = [Judgement.Status.DONE, Judgement.Status.FAILED, Judgement.Status.SKIPPED]
 
 
 def test_worker_executes_an_evaluation_run_and_judges_an_answer(tmp_path: Path, slice_dir: Path) -> None:
@@ -70,19 +57,21 @@ def test_worker_executes_an_evaluation_run_and_judges_an_answer(tmp_path: Path, 
 
     log = tmp_path / "worker.log"
     with worker(queue=queue, env=worker_env(CELERY_BROKER_DIR=str(broker_dir)), log=log) as process:
-        finished = _wait(
+        finished = wait_for(
             lambda: EvaluationRun.objects.filter(
                 pk=run.pk, status__in=[EvaluationRun.Status.SUCCEEDED, EvaluationRun.Status.FAILED]
             ).first(),
             process=process,
             log=log,
             what="the evaluation run",
+            timeout_s=TIMEOUT_S,
         )
-        judgement = _wait(
-            lambda: Judgement.objects.filter(answer=answer).exclude(status=Judgement.Status.PENDING).first(),
+        judgement = wait_for(
+            lambda: Judgement.objects.filter(answer=answer, status__in=FINISHED).first(),
             process=process,
             log=log,
             what="the judgement",
+            timeout_s=TIMEOUT_S,
         )
     assert finished.status == EvaluationRun.Status.SUCCEEDED, f"{finished.error}\n{log.read_text()}"
     assert finished.done == 3 and finished.results.count() == 3
