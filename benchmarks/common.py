@@ -45,10 +45,12 @@ def machine() -> dict[str, object]:
 
 
 def percentile(values: list[float], q: float) -> float:
-    """Linear-interpolated percentile (numpy's default), ``q`` in [0, 100]."""
-    import numpy as np
+    """:func:`evaluation.metrics.stats.percentile` (linear interpolation, ``q`` in [0, 100]),
+    NaN for no values (benchmark JSON keeps a number)."""
+    from evaluation.metrics.stats import percentile as stats_percentile
 
-    return float(np.percentile(np.asarray(values, dtype=np.float64), q)) if values else float("nan")
+    value = stats_percentile(values, q)
+    return float("nan") if value is None else value
 
 
 def results_write(name: str, payload: dict[str, object]) -> Path:

@@ -28,6 +28,7 @@ from evaluation.services.golden import (
     GoldenSetFrozen,
     golden_set_import,
     golden_set_items,
+    golden_set_latest,
     golden_set_new_version,
     golden_set_rehash,
 )
@@ -133,7 +134,7 @@ class GoldenSetAdmin(admin.ModelAdmin):
 
     def save_model(self, request: HttpRequest, obj: GoldenSet, form: Any, change: bool) -> None:
         if not change:
-            latest = GoldenSet.objects.filter(name=obj.name).order_by("-version").first()
+            latest = golden_set_latest(name=obj.name)
             obj.version = latest.version + 1 if latest else 1
         super().save_model(request, obj, form, change)
 

@@ -13,7 +13,7 @@ from evaluation.models import EvaluationResult, EvaluationRun
 from ingestion.models import Chunk
 from taxonomy.models import Alias, Entity, ReviewState, SnomedDescription
 from taxonomy.text import text_normalise
-from zolsearch.search.generation import answer_plain
+from zolsearch.search.generation import answer_plain, chunk_source_text
 from zolsearch.search.models import Answer
 
 
@@ -76,11 +76,6 @@ def entity_synonyms(*, names: Sequence[str]) -> dict[str, list[str]]:
     return result
 
 
-def _chunk_text(chunk: Chunk) -> str:
-    summary = chunk.document.summary.strip()
-    return f"{summary}\n{chunk.text}" if summary and chunk.position == 0 else chunk.text
-
-
 def judge_input_for_answer(*, answer: Answer) -> JudgeInput | None:
     """What the judge sees of a stored answer, or ``None`` when there is nothing to judge.
 
@@ -103,7 +98,7 @@ def judge_input_for_answer(*, answer: Answer) -> JudgeInput | None:
     plain = " ".join(plain.split())
     chunk_ids = [int(i) for i in trace.get("cited_chunk_ids", [])]
     chunks = {c.id: c for c in Chunk.objects.filter(id__in=chunk_ids).select_related("document")}
-    context = tuple(_chunk_text(chunks[i]) for i in chunk_ids if i in chunks)
+    context = tuple(chunk_source_text(chunks[i]) for i in chunk_ids if i in chunks)
     if not plain and not facts:
         return None
     return JudgeInput(

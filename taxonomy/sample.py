@@ -70,3 +70,15 @@ BODY_SITES = [
     (39607008, "Lung structure", "pneumologie"),
     (12738006, "Brain structure", "neurologie"),
 ]
+
+
+def department_url(slug: str) -> str:
+    """The (invented) web page of SAMPLE department ``slug``."""
+    return f"https://voorbeeld.ziekenhuis.test/afdelingen/{slug}"
+
+
+def department_campus(slug: str) -> str:
+    """The campus slug SAMPLE department ``slug`` is LOCATED_AT: departments alternate between
+    the campuses in the order of :data:`DEPARTMENTS`."""
+    index = [d[0] for d in DEPARTMENTS].index(slug)
+    return CAMPUSES[index % len(CAMPUSES)][0]

@@ -45,10 +45,10 @@ def sample_hospital_load() -> dict[str, int]:
             names={"en": name_en},
             phone=phone,
             description=description,
-            url=f"https://voorbeeld.ziekenhuis.test/afdelingen/{slug}",
+            url=sample.department_url(slug),
         )
-    for index, (slug, *_rest) in enumerate(sample.DEPARTMENTS):
-        _relate(entities[slug], Predicate.LOCATED_AT, entities[sample.CAMPUSES[index % 2][0]])
+    for slug, *_rest in sample.DEPARTMENTS:
+        _relate(entities[slug], Predicate.LOCATED_AT, entities[sample.department_campus(slug)])
     for slug, name, departments, campus in sample.DOCTORS:
         entities[slug] = _entity(slug, type=EntityType.DOCTOR, name=name)
         for department in departments:

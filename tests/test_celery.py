@@ -24,7 +24,7 @@ from django.conf import settings
 from ingestion.models import Document, IngestionRun
 from ingestion.services import ingestion_run_create
 from ingestion.tasks import ingestion_run_task
-from tests.workers import broker_transport_options, wait_for, worker_env
+from tests.workers import broker_transport_options, filesystem_broker_make, wait_for, worker_env
 from tests.workers import worker as worker_process
 from zolsearch.celery import app
 
@@ -100,14 +100,7 @@ def test_worker_runs_ingestion_from_filesystem_broker(tmp_path: Path) -> None:
     with 2 documents created, 1 error located at line 2, and both documents (with chunks) exist.
     """
     broker_dir = tmp_path / "broker"
-    options = {
-        "data_folder_in": str(broker_dir / "queue"),
-        "data_folder_out": str(broker_dir / "queue"),
-        "processed_folder": str(broker_dir / "processed"),
-        "store_processed": False,
-    }
-    for folder in ("queue", "processed"):
-        (broker_dir / folder).mkdir(parents=True)
+    options = filesystem_broker_make(broker_dir)
     data = tmp_path / "faq.jsonl"
     good_ids = _jsonl_write(data, "fs")
     queue = f"zoltest-fs-{uuid.uuid4().hex[:12]}"

@@ -83,3 +83,19 @@ def wait_for[T](predicate: Callable[[], T], *, process: subprocess.Popen, log: P
         if time.monotonic() > deadline:
             pytest.fail(f"{what} not done after {timeout_s:.0f} s; worker log:\n{log.read_text()}")
         time.sleep(0.5)
+
+
+def filesystem_broker_make(folder: Path) -> dict[str, object]:
+    """Create a fresh kombu filesystem broker under ``folder`` (queue, processed and control
+    folders, as ``settings`` lays them out for ``CELERY_BROKER_DIR``) and return its transport
+    options."""
+    options: dict[str, object] = {
+        "data_folder_in": str(folder / "queue"),
+        "data_folder_out": str(folder / "queue"),
+        "processed_folder": str(folder / "processed"),
+        "control_folder": str(folder / "control"),
+        "store_processed": False,
+    }
+    for name in ("queue", "processed", "control"):
+        (folder / name).mkdir(parents=True)
+    return options

@@ -39,8 +39,6 @@ CI_MEDQUAD_COUNT = 40
 CI_SEED = 0
 MEDSAFETY_NOTE_CHARS = 300
 SAMPLE_NOTE = "SAMPLE (invented hospital, taxonomy/sample.py)"
-# Same pattern as taxonomy.services.sample_hospital_load gives each department.
-SAMPLE_DEPARTMENT_URL = "https://voorbeeld.ziekenhuis.test/afdelingen/{slug}"
 
 
 def _hash_int(text: str) -> int:
@@ -358,8 +356,6 @@ _DEPARTMENTS = {slug: (name, name_en) for slug, name, name_en, _phone, _desc in 
 _PHONES = {slug: phone for slug, _name, _en, phone, _desc in sample.DEPARTMENTS}
 _CAMPUSES = {slug: (name, name_en) for slug, name, name_en, _address in sample.CAMPUSES}
 _DOCTORS = {slug: (name, departments, campus) for slug, name, departments, campus in sample.DOCTORS}
-# taxonomy.services.sample_hospital_load places department i at campus i % 2 (LOCATED_AT).
-_DEPARTMENT_CAMPUS = {slug: sample.CAMPUSES[i % 2][0] for i, (slug, *_rest) in enumerate(sample.DEPARTMENTS)}
 _CONDITION_DEPARTMENTS = {slug: departments for slug, _n, _e, _c, departments in sample.CONDITIONS}
 _TREATMENT_DEPARTMENT = {slug: department for slug, _n, _e, _c, department in sample.TREATMENTS}
 
@@ -373,11 +369,6 @@ SAMPLE_SNOMED_TERMS = (
     ("Weak heart", 84114007, "hartfalen"),
     ("Bronchial asthma", 195967001, "astma"),
 )
-
-
-def sample_department_url(slug: str) -> str:
-    """The url ``sample_hospital_load`` gives the SAMPLE department ``slug``."""
-    return SAMPLE_DEPARTMENT_URL.format(slug=slug)
 
 
 def _place_entities(departments: Iterable[str], campus: str) -> tuple[tuple[str, ...], dict[str, list[str]]]:
@@ -403,7 +394,7 @@ def _routing(
     tags: Sequence[str] = (),
     notes: str = "",
 ) -> GoldenItem:
-    entities, synonyms = _place_entities(departments, campus or _DEPARTMENT_CAMPUS[departments[0]])
+    entities, synonyms = _place_entities(departments, campus or sample.department_campus(departments[0]))
     return GoldenItem(
         qid=f"sample:{qid}",
         question=question,
@@ -411,7 +402,7 @@ def _routing(
         category=category,
         expected_entities=(*entities, *extra_entities),
         synonyms=synonyms,
-        expected_urls=tuple(sample_department_url(d) for d in departments),
+        expected_urls=tuple(sample.department_url(d) for d in departments),
         tags=("graph_authority", *tags),
         notes=f"{SAMPLE_NOTE}. {notes}".strip(),
     )

@@ -44,6 +44,7 @@ from pydantic import BaseModel, ValidationError
 from tenacity import retry, retry_if_exception, stop_after_attempt, wait_random_exponential
 
 from evaluation.judges.base import JudgeInput, JudgeUnavailable, JudgeVerdict, context_truncate
+from zolsearch.providers.llm import openai_error_transient
 
 # Unsupported claims count against faithfulness. DeepEval's default lets "borderline" verdicts
 # (claims the context neither backs nor contradicts) pass, so an invented phone number or
@@ -59,11 +60,7 @@ class InvalidJudgeOutput(Exception):
 
 
 def _retryable(exc: BaseException) -> bool:
-    if isinstance(exc, InvalidJudgeOutput):
-        return True
-    if isinstance(exc, openai.APIConnectionError | openai.APITimeoutError | openai.RateLimitError):
-        return True
-    return isinstance(exc, openai.APIStatusError) and exc.status_code >= 500
+    return isinstance(exc, InvalidJudgeOutput) or openai_error_transient(exc)
 
 
 def _normalize_verdicts(data: Any) -> Any:

@@ -15,15 +15,14 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 
-import snowballstemmer
-
 from taxonomy.text import text_normalise
+from zolsearch.search.text import words_stem
 
 ANSWERED_OUTCOME = "answered"
 # Outcomes of a served answer that decline to answer: the pipeline's (``Answer.Outcome``) and the
 # guard's. :func:`answer_refused` treats every outcome but ``answered`` as a refusal.
 REFUSAL_OUTCOMES = frozenset({"gate_rejected", "no_results", "refused", "guard_refused"})
-STEM_LANGUAGES = ("english", "dutch")
+STEM_LANGUAGES = ("en", "nl")  # Snowball English and Dutch
 
 _NO_SYNONYMS: Mapping[str, Sequence[str]] = MappingProxyType({})
 
@@ -68,8 +67,7 @@ def entity_recall(
 
     answer_words = text_normalise(answer).split()
     answer_text = _padded(answer_words)
-    stemmers = {language: snowballstemmer.stemmer(language) for language in STEM_LANGUAGES}
-    answer_stems = {language: _padded(stemmer.stemWords(answer_words)) for language, stemmer in stemmers.items()}
+    answer_stems = {lang: _padded(words_stem(answer_words, language=lang)) for lang in STEM_LANGUAGES}
 
     def mentioned(name: str) -> bool:
         words = text_normalise(name).split()
@@ -77,7 +75,7 @@ def entity_recall(
             return False
         if _padded(words) in answer_text:
             return True
-        return any(_padded(stemmers[lang].stemWords(words)) in answer_stems[lang] for lang in STEM_LANGUAGES)
+        return any(_padded(words_stem(words, language=lang)) in answer_stems[lang] for lang in STEM_LANGUAGES)
 
     matched = [
         name

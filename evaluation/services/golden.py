@@ -14,7 +14,7 @@ from django.conf import settings
 from django.db import transaction
 from django.db.models import Max
 
-from evaluation.golden.io import GoldenItem, golden_items_hash, golden_jsonl_load
+from evaluation.golden.io import FIELDS, GoldenItem, golden_items_hash, golden_jsonl_load
 from evaluation.models import GoldenQuestion, GoldenSet
 
 
@@ -27,19 +27,9 @@ class GoldenSetNotFound(Exception):
 
 
 def golden_item_from_row(question: GoldenQuestion) -> GoldenItem:
-    """The plain item of a stored question."""
-    return GoldenItem(
-        qid=question.qid,
-        question=question.question,
-        language=question.language,
-        category=question.category,
-        expected_entities=tuple(question.expected_entities),
-        synonyms=dict(question.synonyms),
-        expected_urls=tuple(question.expected_urls),
-        must_refuse=question.must_refuse,
-        tags=tuple(question.tags),
-        notes=question.notes,
-    )
+    """The plain item of a stored question (the model's fields are the JSONL fields)."""
+    values = {name: getattr(question, name) for name in FIELDS}
+    return GoldenItem(**{name: tuple(v) if isinstance(v, list) else v for name, v in values.items()})
 
 
 def golden_set_items(*, golden_set: GoldenSet) -> list[GoldenItem]:
@@ -50,20 +40,7 @@ def golden_set_items(*, golden_set: GoldenSet) -> list[GoldenItem]:
 def _questions_write(golden_set: GoldenSet, items: Sequence[GoldenItem]) -> None:
     rows = []
     for position, item in enumerate(items):
-        row = GoldenQuestion(
-            golden_set=golden_set,
-            qid=item.qid,
-            position=position,
-            question=item.question,
-            language=item.language,
-            category=item.category,
-            expected_entities=list(item.expected_entities),
-            synonyms=dict(item.synonyms),
-            expected_urls=list(item.expected_urls),
-            must_refuse=item.must_refuse,
-            tags=list(item.tags),
-            notes=item.notes,
-        )
+        row = GoldenQuestion(golden_set=golden_set, position=position, **item.as_json())
         row.full_clean(exclude=["golden_set"], validate_unique=False)
         rows.append(row)
     GoldenQuestion.objects.bulk_create(rows)

@@ -292,8 +292,8 @@ def evaluation_run_execute(
         questions = list(run.golden_set.questions.order_by("position", "id"))
         names = sorted({name for q in questions for name in q.expected_entities})
         synonyms = entity_synonyms(names=names)
-        done = EvaluationResult.objects.filter(run=run).count()
         finished = set(EvaluationResult.objects.filter(run=run).values_list("question_id", flat=True))
+        done = len(finished)
         for question in questions:
             if question.pk in finished:
                 continue

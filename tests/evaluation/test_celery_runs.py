@@ -19,7 +19,7 @@ from evaluation.services.golden import golden_set_import
 from evaluation.services.runs import evaluation_run_create
 from evaluation.tasks import answer_judge_task, evaluation_run_task
 from tests.evaluation.factories import medquad_items
-from tests.workers import broker_transport_options, wait_for, worker, worker_env
+from tests.workers import broker_transport_options, filesystem_broker_make, wait_for, worker, worker_env
 from zolsearch.celery import app
 from zolsearch.search.pipeline import SearchRequest
 from zolsearch.search.services import search_answer
@@ -40,15 +40,7 @@ def test_worker_executes_an_evaluation_run_and_judges_an_answer(tmp_path: Path, 
     _, answer = search_answer(request=SearchRequest(question="Who is at risk for Acinetobacter?", language="en"))
 
     broker_dir = tmp_path / "broker"
-    options = {
-        "data_folder_in": str(broker_dir / "queue"),
-        "data_folder_out": str(broker_dir / "queue"),
-        "processed_folder": str(broker_dir / "processed"),
-        "control_folder": str(broker_dir / "control"),
-        "store_processed": False,
-    }
-    for folder in ("queue", "processed", "control"):
-        (broker_dir / folder).mkdir(parents=True)
+    options = filesystem_broker_make(broker_dir)
     queue = f"zoltest-eval-{uuid.uuid4().hex[:12]}"
     with broker_transport_options(options), app.connection_for_write("filesystem://") as conn:
         evaluation_run_task.apply_async(args=[run.pk], connection=conn, queue=queue)

@@ -1,6 +1,6 @@
 """The DeepEval judge: DeepEval 4.3.1's real FaithfulnessMetric and AnswerRelevancyMetric, through
 the real ``openai`` client, against a local HTTP server speaking the OpenAI chat-completions
-protocol (:mod:`tests.evaluation.chat_server`). The server reads DeepEval's prompts and answers
+protocol (:mod:`tests.chat_server`). The server reads DeepEval's prompts and answers
 with truths, claims, statements, verdicts and reasons computed from their content, so the scores
 below are DeepEval's own score computation over input-dependent verdicts. No database needed.
 """
@@ -21,7 +21,7 @@ import pytest
 
 from evaluation.judges.base import AUTHORITATIVE_TAG, JudgeInput, JudgeUnavailable, JudgeVerdict, tokens_estimate
 from evaluation.judges.deepeval_judge import DeepEvalJudge
-from tests.evaluation.chat_server import HTTP_500, INVALID_JSON, SLOW, WRONG_SHAPE, ChatServer, deepeval_reply
+from tests.chat_server import HTTP_500, INVALID_JSON, SLOW, WRONG_SHAPE, ChatServer, deepeval_reply
 
 BASE_DIR = Path(__file__).resolve().parents[2]
 MODEL = "judge-pinned-1"

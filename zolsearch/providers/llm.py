@@ -18,7 +18,9 @@ class LLMUnavailable(Exception):
     """The chat endpoint failed after retries or answered with nothing usable."""
 
 
-def _transient(exc: BaseException) -> bool:
+def openai_error_transient(exc: BaseException) -> bool:
+    """Whether an ``openai`` client error is worth retrying: connection errors, timeouts, 429 and
+    5xx answers (not 4xx, which repeat identically)."""
     import openai
 
     if isinstance(exc, openai.APIConnectionError | openai.APITimeoutError | openai.RateLimitError):
@@ -42,7 +44,7 @@ class ChatLLM:
         import openai
 
         @retry(
-            retry=retry_if_exception(_transient),
+            retry=retry_if_exception(openai_error_transient),
             wait=wait_random_exponential(multiplier=0.5, max=4),
             stop=stop_after_attempt(self.max_retries + 1),
             reraise=True,

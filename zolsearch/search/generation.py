@@ -108,7 +108,9 @@ def citations_number(chunks: list[Chunk]) -> dict[int, Citation]:
     return by_chunk
 
 
-def _chunk_text(chunk: Chunk) -> str:
+def chunk_source_text(chunk: Chunk) -> str:
+    """The text a chunk contributes as a source: its text, after its document's summary when it
+    is the document's first chunk."""
     # Page summaries are prepended to the first chunk of each document here, never embedded.
     summary = chunk.document.summary.strip()
     return f"{summary}\n{chunk.text}" if summary and chunk.position == 0 else chunk.text
@@ -142,7 +144,7 @@ def answer_extractive(
     candidates: list[tuple[int, int, str, set[str]]] = []
     for rank, chunk in enumerate(chunks):
         doc_language = chunk.language or language
-        for position, sentence in enumerate(sentences_split(_chunk_text(chunk))):
+        for position, sentence in enumerate(sentences_split(chunk_source_text(chunk))):
             if len(sentence) < 3 or sentence.endswith("?"):
                 continue  # a question restated in the page is not an answer
             if exclude_names and _names_in(sentence, exclude_names):
@@ -210,7 +212,7 @@ def answer_llm(*, question: str, language: str, chunks: list[Chunk], model: str)
     from zolsearch.providers.llm import chat_llm_get
 
     by_chunk = citations_number(chunks)
-    sources = "\n\n".join(f"[{by_chunk[c.id].n}] {c.document.title}\n{_chunk_text(c)}" for c in chunks)
+    sources = "\n\n".join(f"[{by_chunk[c.id].n}] {c.document.title}\n{chunk_source_text(c)}" for c in chunks)
     text = chat_llm_get(model).complete(
         [
             {"role": "system", "content": SYSTEM_PROMPT.format(language=language)},

@@ -378,24 +378,20 @@ def pipeline_run(*, request: SearchRequest, config: PipelineConfig) -> SearchSta
         state.answer = state.draft.text
     except StopPipeline as stop:
         state.trace["stop_reason"] = stop.reason
+        graph = draft_pin(
+            draft=Draft(text="", citations=[], cited_chunk_ids=[], generator="taxonomy"), facts=state.pinned
+        )
         if state.routing:
             # The graph is the authority for routing: it answers "where / which department /
             # which doctor" by itself when the retrieved text was rejected or found nothing.
-            state.draft = draft_pin(
-                draft=Draft(text="", citations=[], cited_chunk_ids=[], generator="taxonomy"), facts=state.pinned
-            )
-            state.answer = state.draft.text
+            state.draft, state.answer = graph, graph.text
             state.trace["graph_answer"] = f"{stop.outcome}: the graph answers the routing question alone"
-            state.timings_ms["total"] = round((time.perf_counter() - started) * 1000, 3)
-            return state
-        state.outcome = stop.outcome
-        state.answer = fallback_message(state.language)
-        if state.pinned:
-            # The graph still knows who can help: its facts lead the fallback, cited.
-            graph = draft_pin(
-                draft=Draft(text="", citations=[], cited_chunk_ids=[], generator="taxonomy"), facts=state.pinned
-            )
-            state.answer = f"{graph.text} {state.answer}"
-            state.trace["fallback_citations"] = [c.public() for c in graph.citations]
+        else:
+            state.outcome = stop.outcome
+            state.answer = fallback_message(state.language)
+            if state.pinned:
+                # The graph still knows who can help: its facts lead the fallback, cited.
+                state.answer = f"{graph.text} {state.answer}"
+                state.trace["fallback_citations"] = [c.public() for c in graph.citations]
     state.timings_ms["total"] = round((time.perf_counter() - started) * 1000, 3)
     return state

@@ -107,6 +107,12 @@ def _stem(language: str, word: str) -> str:
         return _stemmer(language).stemWord(word)
 
 
+def words_stem(words: list[str], *, language: str) -> list[str]:
+    """Snowball stems of already lower-cased ``words`` in ``language`` (ISO 639-1), every word
+    kept, order kept (through the shared per-word cache)."""
+    return [_stem(language, word) for word in words]
+
+
 def terms_stem(text: str, *, language: str) -> list[str]:
     """Lower-cased Snowball stems of the words of ``text``, stopwords removed, order kept."""
     stop = STOPWORDS.get(language, STOPWORDS["en"])

@@ -19,15 +19,21 @@ from evaluation.services.runs import (
 from zolsearch.search.config import pipeline_config_default
 
 
-def run_foreground(*, name: str, version: int | None, overrides: list[str], label: str, quiet: bool) -> EvaluationRun:
-    """Create and execute a run of set ``name`` in this process. Raises ``CommandError``."""
+def run_create(*, name: str, version: int | None, overrides: list[str], label: str) -> EvaluationRun:
+    """A PENDING run of set ``name`` (committed sets imported first) with the live configuration
+    changed by ``overrides``. Raises ``CommandError`` for an unknown set or a bad override."""
     try:
         golden_set = golden_set_resolve(name=name, version=version)
         config = config_overrides_parse(pairs=overrides, base=pipeline_config_default())
     except (GoldenSetNotFound, RunConfigInvalid) as exc:
         raise CommandError(str(exc)) from exc
-    run = evaluation_run_create(golden_set=golden_set, config=config, label=label, created_by="manage.py")
-    with tqdm(total=run.total, desc=f"evaluate {golden_set}", disable=quiet) as bar:
+    return evaluation_run_create(golden_set=golden_set, config=config, label=label, created_by="manage.py")
+
+
+def run_foreground(*, name: str, version: int | None, overrides: list[str], label: str, quiet: bool) -> EvaluationRun:
+    """Create and execute a run of set ``name`` in this process. Raises ``CommandError``."""
+    run = run_create(name=name, version=version, overrides=overrides, label=label)
+    with tqdm(total=run.total, desc=f"evaluate {run.golden_set}", disable=quiet) as bar:
         run = evaluation_run_execute(run_id=run.pk, progress=lambda done, total: bar.update(1))
     if run.status != EvaluationRun.Status.SUCCEEDED:
         raise CommandError(f"run {run.pk} {run.status}: {run.error}")

@@ -2,23 +2,16 @@
 
 from __future__ import annotations
 
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import BaseCommand, CommandParser
 
-from evaluation.management.commands._common import run_foreground, summary_print
-from evaluation.services.golden import GoldenSetNotFound, golden_set_resolve
-from evaluation.services.runs import (
-    RunConfigInvalid,
-    config_overrides_parse,
-    evaluation_run_create,
-    evaluation_run_enqueue,
-)
-from zolsearch.search.config import pipeline_config_default
+from evaluation.management.commands._common import run_create, run_foreground, summary_print
+from evaluation.services.runs import evaluation_run_enqueue
 
 
 class Command(BaseCommand):
     help = (
-        "Run a golden set through the search pipeline and store the run with its metrics. A set name "
-        "that is not in the database is imported from data/golden/<name>.jsonl."
+        "Run a golden set through the search pipeline and store the run with its metrics. A committed "
+        "set (data/golden/<name>.jsonl) is imported first when it changed."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
@@ -40,16 +33,9 @@ class Command(BaseCommand):
         name, version = str(options["set_name"]), options["set_version"]
         overrides = list(options["override"])  # type: ignore[call-overload]
         if options["background"]:
-            try:
-                golden_set = golden_set_resolve(name=name, version=version)  # type: ignore[arg-type]
-                config = config_overrides_parse(pairs=overrides, base=pipeline_config_default())
-            except (GoldenSetNotFound, RunConfigInvalid) as exc:
-                raise CommandError(str(exc)) from exc
-            run = evaluation_run_create(
-                golden_set=golden_set, config=config, label=str(options["label"]), created_by="manage.py"
-            )
+            run = run_create(name=name, version=version, overrides=overrides, label=str(options["label"]))  # type: ignore[arg-type]
             evaluation_run_enqueue(run=run)
-            self.stdout.write(f"Queued evaluation run {run.pk} of {golden_set}; follow it in the admin.")
+            self.stdout.write(f"Queued evaluation run {run.pk} of {run.golden_set}; follow it in the admin.")
             return
         run = run_foreground(
             name=name,

@@ -2,7 +2,8 @@
 
 Migrates, ingests the bundled MedQuAD slice when the active model's index is empty, loads the
 SAMPLE hospital when the taxonomy is empty and the SNOMED CT heart-failure subset when no
-concept is stored. ``make eval-gate`` runs it on its own database folder before ``eval_gate``.
+concept is stored. ``manage.py serve`` starts with it; ``make eval-gate`` runs it on its own
+database folder before ``eval_gate``.
 """
 
 from __future__ import annotations
@@ -24,9 +25,13 @@ class Command(BaseCommand):
     def handle(self, *args: object, **options: object) -> None:
         verbosity = int(options["verbosity"])  # type: ignore[call-overload]
         call_command("migrate", interactive=False, verbosity=0)
+        database = "embedded PostgreSQL 17" if settings.DATABASES["default"].get("EMBEDDED_PGDATA") else "DATABASE_URL"
+        self.stdout.write(f"Database ready ({database}).")
         provider = embedding_provider_get()
         if not ChunkEmbedding.objects.filter(model_key=provider.key).exists():
-            self.stdout.write(f"Ingesting the bundled MedQuAD slice ({settings.DEMO_CORPUS_PATH}) for {provider.key} …")
+            self.stdout.write(
+                f"Index empty for {provider.key}: ingesting the bundled MedQuAD slice ({settings.DEMO_CORPUS_PATH}) …"
+            )
             call_command("ingest", "medquad", str(settings.DEMO_CORPUS_PATH), verbosity=verbosity)
         if not Entity.objects.exists():
             call_command("load_sample_hospital", verbosity=verbosity)

@@ -19,8 +19,6 @@ from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandParser
 
-from ingestion.models import ChunkEmbedding
-from taxonomy.models import Entity, SnomedConcept
 from zolsearch.observability import metrics_dir_reset
 from zolsearch.providers.embeddings import embedding_provider_get
 from zolsearch.search.pipeline import language_detect
@@ -35,22 +33,9 @@ class Command(BaseCommand):
 
     def handle(self, *args: object, **options: object) -> None:
         metrics_dir_reset()  # a new run's counters start from zero (before the worker writes any)
-        call_command("migrate", interactive=False, verbosity=0)
-        database = "embedded PostgreSQL 17" if settings.DATABASES["default"].get("EMBEDDED_PGDATA") else "DATABASE_URL"
-        self.stdout.write(f"Database ready ({database}).")
-        provider = embedding_provider_get()
-        if not ChunkEmbedding.objects.filter(model_key=provider.key).exists():
-            self.stdout.write(
-                f"Index empty for {provider.key}: ingesting the bundled MedQuAD slice ({settings.DEMO_CORPUS_PATH}) …"
-            )
-            call_command("ingest", "medquad", str(settings.DEMO_CORPUS_PATH))
-        if not Entity.objects.exists():
-            call_command("load_sample_hospital")
-        if not SnomedConcept.objects.exists() and Path(settings.DEMO_SNOMED_PATH).exists():
-            self.stdout.write(f"Importing the SNOMED CT heart-failure sample ({settings.DEMO_SNOMED_PATH}) …")
-            call_command("snomed_import", str(settings.DEMO_SNOMED_PATH), verbosity=0)
+        call_command("demo_setup", stdout=self.stdout, verbosity=int(options["verbosity"]))  # type: ignore[call-overload]
         self._admin_login()
-        provider.embed_query("warm-up")  # load the models before the first request
+        embedding_provider_get().embed_query("warm-up")  # load the models before the first request
         language_detect("warm-up", default="nl")
 
         worker = None
