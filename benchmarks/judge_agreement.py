@@ -169,9 +169,9 @@ def calibration_measure(provider, items: list[dict[str, Any]]) -> dict[str, Any]
     """Question–answer cosines on the MedQuAD slice minus the documents the agreement set uses."""
     import numpy as np
 
+    from core.text import sentences_split
     from ingestion.connectors import connector_get
     from ingestion.connectors.base import DocumentRecord
-    from zolsearch.search.text import sentences_split
 
     connector = connector_get("medquad")
     records = [r for unit in connector.units(SLICE) for r in connector.records(unit) if isinstance(r, DocumentRecord)]
@@ -228,9 +228,9 @@ def calibration_measure(provider, items: list[dict[str, Any]]) -> dict[str, Any]
 
 def main() -> None:
     django_setup_settings_only()
+    from core.providers.embeddings import embedding_provider_get
     from evaluation.judges.base import JudgeInput
     from evaluation.judges.local import LocalJudge
-    from zolsearch.providers.embeddings import embedding_provider_get
 
     provider = embedding_provider_get(MODEL)
     judge = LocalJudge(provider=provider)

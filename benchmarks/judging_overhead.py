@@ -53,9 +53,9 @@ def main() -> None:
     from django.core.management import call_command
     from django.test import Client
 
+    from core.broker import broker_folders_ensure
     from evaluation.models import Judgement
     from ingestion.models import Document
-    from zolsearch.celery import broker_folders_ensure
 
     call_command("demo_setup", verbosity=0)
     broker_folders_ensure()
@@ -80,7 +80,7 @@ def main() -> None:
     settings.JUDGE_ON_ANSWER = False
     off = measure("off")
     settings.JUDGE_ON_ANSWER = True
-    from zolsearch.observability import queue_depth
+    from core.observability import queue_depth
 
     queued_before = queue_depth()
     on = measure("on")

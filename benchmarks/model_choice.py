@@ -25,11 +25,11 @@ QUERY_DOCS = 200
 
 def main() -> None:
     django_setup("BENCH_MODELS_PGDATA", ".data/bench-models/postgres")
+    from core.providers.embeddings import embedding_provider_get
     from ingestion.connectors import connector_get
     from ingestion.connectors.base import DocumentRecord
     from ingestion.models import Chunk, ChunkEmbedding
     from ingestion.services import documents_upsert, embedding_index_ensure, source_ensure
-    from zolsearch.providers.embeddings import embedding_provider_get
     from zolsearch.search.config import PipelineConfig
     from zolsearch.search.pipeline import SearchRequest, pipeline_run
 

@@ -60,8 +60,8 @@ def main() -> None:
     from django.core.management import call_command
     from django.test import Client
 
+    from core.providers.embeddings import embedding_provider_get
     from ingestion.models import Chunk, ChunkEmbedding, IngestionRun
-    from zolsearch.providers.embeddings import embedding_provider_get
     from zolsearch.search import selectors
     from zolsearch.search.generation import answer_plain
     from zolsearch.search.models import Answer

@@ -8,11 +8,11 @@ from dataclasses import dataclass
 
 from django.db.models import QuerySet
 
+from core.text import text_normalise
 from evaluation.judges.base import JudgeInput
 from evaluation.models import EvaluationResult, EvaluationRun
 from ingestion.models import Chunk
 from taxonomy.models import Alias, Entity, ReviewState, SnomedDescription
-from taxonomy.text import text_normalise
 from zolsearch.search.generation import answer_plain, chunk_source_text
 from zolsearch.search.models import Answer
 

@@ -13,6 +13,8 @@ from django.db.models import Count, QuerySet
 from django.http import HttpRequest
 from django.utils.html import format_html
 
+from core.providers.embeddings import embedding_provider_get
+from ingestion.connectors import CONNECTORS
 from ingestion.models import Chunk, Document, IngestionRun, Source
 from ingestion.services import ingestion_run_relaunch
 
@@ -90,7 +92,6 @@ class IngestionRunForm(forms.ModelForm):
 
     def __init__(self, *args: object, **kwargs: object) -> None:
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
-        from ingestion.connectors import CONNECTORS
 
         self.fields["connector"].choices = [(name, name) for name in sorted(CONNECTORS)]  # type: ignore[attr-defined]
         self.fields["path"].help_text = "A file or folder on the server, e.g. data/medquad-slice."
@@ -184,7 +185,6 @@ class IngestionRunAdmin(admin.ModelAdmin):
         from django.db import transaction
 
         from ingestion.tasks import ingestion_run_task
-        from zolsearch.providers.embeddings import embedding_provider_get
 
         obj.model_key = embedding_provider_get().key
         super().save_model(request, obj, form, change)

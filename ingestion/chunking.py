@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from core.text import sentences_split
 from ingestion.connectors.base import DocumentRecord
-from zolsearch.search.text import sentences_split
 
 
 @dataclass(frozen=True)

@@ -17,11 +17,11 @@ from django.core.exceptions import ValidationError
 from django.db import connection, transaction
 from django.utils import timezone
 
+from core.providers.embeddings import EmbeddingProvider, embedding_provider_get
 from ingestion.chunking import ChunkDraft, chunks_build
 from ingestion.connectors import connector_get
 from ingestion.connectors.base import BadRecord, Connector, DocumentRecord, SkippedRecord
 from ingestion.models import Chunk, ChunkEmbedding, Document, IngestionRun, Source
-from zolsearch.providers.embeddings import EmbeddingProvider, embedding_provider_get
 
 logger = logging.getLogger(__name__)
 

@@ -13,6 +13,7 @@ from django.http import HttpRequest
 from django.utils import timezone
 from django.utils.html import format_html
 
+from core.text import text_normalise
 from taxonomy.models import (
     ALLOWED_RELATIONS,
     FSN,
@@ -25,7 +26,7 @@ from taxonomy.models import (
     SnomedDescription,
     SnomedImport,
 )
-from taxonomy.text import text_normalise
+from taxonomy.services import snomed_aliases_propose
 
 
 class RelationFormSet(BaseInlineFormSet):
@@ -75,7 +76,6 @@ class EntityAdmin(admin.ModelAdmin):
 
     @admin.action(description="Propose SNOMED CT synonyms as aliases (pending review)")
     def propose_snomed_aliases(self, request: HttpRequest, queryset: QuerySet[Entity]) -> None:
-        from taxonomy.services import snomed_aliases_propose
 
         count = snomed_aliases_propose(entity_ids=list(queryset.values_list("id", flat=True)))
         self.message_user(request, f"{count} SNOMED CT synonym(s) proposed; review them under Aliases (pending first).")

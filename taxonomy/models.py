@@ -10,7 +10,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 
-from taxonomy.text import text_normalise
+from core.text import text_normalise
 
 # SNOMED CT ids used by the resolver (SNOMED CT Editorial Guide; ../shared/data/README.md).
 IS_A = 116680003

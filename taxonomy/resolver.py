@@ -18,8 +18,8 @@ from dataclasses import dataclass, field
 from django.db import connection
 from django.db.models.expressions import RawSQL
 
+from core.text import sql_normalise, text_normalise
 from taxonomy.models import FINDING_SITE, IS_A, Alias, BodySiteDepartment, Entity, ReviewState, SnomedDescription
-from taxonomy.text import sql_normalise, text_normalise
 
 MAX_NGRAM = 8
 MAX_DEPTH = 3

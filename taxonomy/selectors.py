@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 from django.db.models import Q
 
+from core.text import text_normalise
 from taxonomy.models import Entity, EntityType, Predicate, Relation
 from taxonomy.resolver import Resolution
 
@@ -160,7 +161,6 @@ def routing_facts(*, resolution: Resolution, language: str) -> tuple[str, list[R
 
 def department_names_except(*, entity_ids: set[int]) -> frozenset[str]:
     """Normalised Dutch and other-language names of published departments not in ``entity_ids``."""
-    from taxonomy.text import text_normalise
 
     names: set[str] = set()
     for name, others in (

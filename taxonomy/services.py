@@ -5,8 +5,10 @@ from __future__ import annotations
 from django.db import transaction
 from django.utils import timezone
 
+from core.text import text_normalise
 from taxonomy import sample
 from taxonomy.models import (
+    SYNONYM,
     Alias,
     AliasOrigin,
     BodySiteDepartment,
@@ -16,6 +18,7 @@ from taxonomy.models import (
     Provenance,
     Relation,
     ReviewState,
+    SnomedDescription,
 )
 
 
@@ -96,8 +99,6 @@ def snomed_aliases_propose(*, entity_ids: list[int], languages: tuple[str, ...] 
     they carry a semantic tag such as "(disorder)"). Existing aliases with the same normalised
     text are left alone; nothing is approved automatically. Returns the number proposed.
     """
-    from taxonomy.models import SYNONYM, SnomedDescription
-    from taxonomy.text import text_normalise
 
     entities = {
         e.snomed_concept_id: e for e in Entity.objects.filter(id__in=entity_ids, snomed_concept_id__isnull=False)

@@ -22,8 +22,8 @@ from pathlib import Path
 from django.db import connection, transaction
 from django.utils import timezone
 
+from core.text import sql_normalise
 from taxonomy.models import SnomedImport
-from taxonomy.text import sql_normalise
 
 BLOCK = 1 << 20
 ProgressCallback = Callable[[str, int, int], None]  # file name, bytes done, bytes total

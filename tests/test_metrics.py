@@ -25,7 +25,8 @@ from django.conf import settings
 from django.test import Client, override_settings
 from prometheus_client.parser import text_string_to_metric_families
 
-from zolsearch.observability import judge_observe, multiprocess_enabled, queue_depth, search_observe
+from core.observability import judge_observe, multiprocess_enabled, queue_depth
+from zolsearch.search.metrics import search_observe
 from zolsearch.search.models import Answer
 
 pytestmark = pytest.mark.django_db
@@ -192,7 +193,7 @@ def test_search_observe_logs_instead_of_raising(caplog: pytest.LogCaptureFixture
     """GIVEN an answer whose timings are not numbers WHEN its metrics are recorded THEN nothing
     is raised into the caller (the request that served it) and the failure is logged."""
     answer = Answer(outcome=Answer.Outcome.ANSWERED, channel=Answer.Channel.API, timings_ms={"total": "slow"})
-    with caplog.at_level(logging.ERROR, logger="zolsearch.observability"):
+    with caplog.at_level(logging.ERROR, logger="core.observability"):
         search_observe(answer=answer)
     assert "recording the search metrics of answer" in caplog.text
 
@@ -243,7 +244,7 @@ def test_values_of_a_separate_process_appear_in_metrics() -> None:
     judge = f"subprocess-judge-{uuid.uuid4().hex[:8]}"
     script = (
         "import os, sys\n"
-        "from zolsearch.observability import judge_observe, multiprocess_enabled\n"
+        "from core.observability import judge_observe, multiprocess_enabled\n"
         "assert multiprocess_enabled()\n"
         f"judge_observe(judge_key={judge!r}, status='done', faithfulness=0.95, relevancy=None, latency_ms=250.0)\n"
         "print(os.getpid())\n"

@@ -6,8 +6,8 @@ from django.http import HttpRequest, HttpResponse
 from ninja import NinjaAPI
 from ninja.errors import ValidationError
 
+from core.providers.embeddings import EmbeddingModelMismatch, EmbeddingUnavailable
 from taxonomy.api import router as taxonomy_router
-from zolsearch.providers.embeddings import EmbeddingModelMismatch, EmbeddingUnavailable
 from zolsearch.search.api import router as search_router
 from zolsearch.search.pipeline import IndexEmpty, InvalidQuestion
 

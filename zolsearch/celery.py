@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 from celery import Celery
 from celery.signals import worker_process_shutdown
@@ -20,16 +19,6 @@ def _metrics_process_dead(pid: int | None = None, **kwargs: object) -> None:
     """Drop the live-gauge metric files of an exiting prefork child (prometheus multiprocess mode)."""
     # Imported here: this module loads (zolsearch/__init__) before the settings that must set
     # PROMETHEUS_MULTIPROC_DIR before prometheus_client is first imported.
-    from zolsearch.observability import metrics_process_dead
+    from core.observability import metrics_process_dead
 
     metrics_process_dead(pid=pid or os.getpid())
-
-
-def broker_folders_ensure() -> None:
-    """Create the filesystem broker's folders (a no-op for any other broker)."""
-    from django.conf import settings
-
-    for key in ("data_folder_in", "data_folder_out", "processed_folder"):
-        folder = settings.CELERY_BROKER_TRANSPORT_OPTIONS.get(key)
-        if folder:
-            Path(str(folder)).mkdir(parents=True, exist_ok=True)

@@ -40,6 +40,7 @@ INSTALLED_APPS = [
     "taxonomy",
     "evaluation",
     "zolsearch.search",
+    "zolsearch.apps.ZolsearchConfig",
 ]
 
 MIDDLEWARE = [
@@ -197,7 +198,7 @@ EVALUATION_BOOTSTRAP_SEED = env.int("EVALUATION_BOOTSTRAP_SEED", default=2026112
 GOLDEN_SETS_DIR = env.path("GOLDEN_SETS_DIR", default=BASE_DIR / "data" / "golden")
 
 # --- Metrics --------------------------------------------------------------------------------
-# Prometheus at GET /metrics (zolsearch.observability). prometheus_client picks its multiprocess
+# Prometheus at GET /metrics (core.observability). prometheus_client picks its multiprocess
 # value class when it is first imported, so the folder is set and created here, before
 # django_prometheus or our code import it; every process (web, Celery worker children, commands,
 # pytest) loads these settings first and inherits the variable into its subprocesses.

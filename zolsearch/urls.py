@@ -4,8 +4,8 @@ from django.contrib import admin
 from django.urls import path
 from django.views.generic import RedirectView
 
+from core.observability import metrics_export
 from zolsearch.api import api
-from zolsearch.observability import metrics_export
 
 urlpatterns = [
     path("admin/", admin.site.urls),

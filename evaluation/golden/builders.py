@@ -25,12 +25,12 @@ from pathlib import Path
 
 import snowballstemmer
 
+from core.text import text_normalise
 from evaluation.golden.io import GoldenItem
 from ingestion.connectors.base import DocumentRecord
 from ingestion.connectors.medquad import MedQuADConnector
 from ingestion.connectors.rivm import RIVMConnector
 from taxonomy import sample
-from taxonomy.text import text_normalise
 
 SPLITS = ("dev", "heldout")
 # Share of MedQuAD documents (not pairs) in the held-out split, in percent of the hash space.
@@ -190,7 +190,7 @@ def rivm_salient_terms(*, question: str, answer: str, answer_frequency: dict[str
 
     Deterministic rule (documented in ``data/golden/README.md``):
 
-    1. Content words of ``question``: words of :func:`taxonomy.text.text_normalise` text with at
+    1. Content words of ``question``: words of :func:`core.text.text_normalise` text with at
        least :data:`RIVM_MIN_WORD` letters, not in :data:`RIVM_STOPWORDS`.
     2. Candidates: the answer's words equal to a content word, else with the same Dutch
        Snowball stem (``mondkapje`` finds ``mondkapjes``), else (content words of at least

@@ -43,8 +43,8 @@ from django.conf import settings
 from pydantic import BaseModel, ValidationError
 from tenacity import retry, retry_if_exception, stop_after_attempt, wait_random_exponential
 
+from core.providers.llm import openai_error_transient
 from evaluation.judges.base import JudgeInput, JudgeUnavailable, JudgeVerdict, context_truncate
-from zolsearch.providers.llm import openai_error_transient
 
 # Unsupported claims count against faithfulness. DeepEval's default lets "borderline" verdicts
 # (claims the context neither backs nor contradicts) pass, so an invented phone number or

@@ -6,7 +6,7 @@ with hand labels is measured in ``data/golden/JUDGE_AGREEMENT.md``
 (``python -m benchmarks.judge_agreement``).
 
 Faithfulness = share of answer sentences that are *supported*. Candidates are the context
-passages split into sentences (:func:`zolsearch.search.text.sentences_split`), adjacent sentence
+passages split into sentences (:func:`core.text.sentences_split`), adjacent sentence
 pairs of one passage (an answer sentence may merge two; a pair counts only when it covers more of
 the sentence than either half, so it cannot lend a missing negation or number), and the
 authoritative hospital lines (taxonomy: departments, doctors, phone numbers) whole. An answer sentence ``s`` and a candidate
@@ -46,10 +46,10 @@ from typing import Any
 
 import numpy as np
 
+from core.providers.embeddings import EmbeddingProvider, embedding_provider_get
+from core.text import sentences_split, terms_stem
 from evaluation.judges.base import JudgeInput, JudgeVerdict, context_truncate, tokens_estimate
-from zolsearch.providers.embeddings import EmbeddingProvider
 from zolsearch.search.generation import answer_plain
-from zolsearch.search.text import sentences_split, terms_stem
 
 # Equal weights for meaning (cosine) and wording (stem coverage), fixed before tuning.
 COSINE_WEIGHT = 0.5
@@ -224,8 +224,6 @@ class LocalJudge:
         """The judge on ``settings.EMBEDDING_MODEL`` when it has a calibration, else on USE
         multilingual (local, always installed), with ``settings.JUDGE_CONTEXT_TOKENS``."""
         from django.conf import settings
-
-        from zolsearch.providers.embeddings import embedding_provider_get
 
         key = settings.EMBEDDING_MODEL if settings.EMBEDDING_MODEL in CALIBRATIONS else DEFAULT_MODEL
         return cls(provider=embedding_provider_get(key), context_tokens=settings.JUDGE_CONTEXT_TOKENS)

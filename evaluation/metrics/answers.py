@@ -2,7 +2,7 @@
 
 Entity recall asks whether the answer names what a good answer must name (a golden question's
 ``expected_entities``), with the other names the source gives (``synonyms``). Matching is on
-whole words of :func:`taxonomy.text.text_normalise` text (lower case, accents folded, every run
+whole words of :func:`core.text.text_normalise` text (lower case, accents folded, every run
 of punctuation → one space): ``"Hart-falen"`` matches ``"hart falen"`` but not ``"hartfalen"``
 (compounds are not split). Inflections (``kidney stone`` / ``kidney stones``, ``niersteen`` /
 ``nierstenen``) match through a Snowball stem fallback (Porter 2001, "Snowball: A language for
@@ -15,8 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 
-from taxonomy.text import text_normalise
-from zolsearch.search.text import words_stem
+from core.text import text_normalise, words_stem
 
 ANSWERED_OUTCOME = "answered"
 # Outcomes of a served answer that decline to answer: the pipeline's (``Answer.Outcome``) and the

@@ -19,6 +19,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import Q
 from django.utils import timezone
 
+from core.observability import judge_observe
 from evaluation.judges import Judge, JudgeInput, JudgeUnavailable, judge_get
 from evaluation.models import Judgement
 from evaluation.selectors import judge_input_for_answer
@@ -80,8 +81,6 @@ def _observe(judgement: Judgement) -> None:
     if judgement.answer.channel == Answer.Channel.EVALUATION:
         return  # evaluation runs report their own numbers; Prometheus shows live traffic
     try:
-        from zolsearch.observability import judge_observe
-
         judge_observe(
             judge_key=judgement.judge_key,
             status="cached" if judgement.cached else judgement.status,

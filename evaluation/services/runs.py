@@ -20,6 +20,7 @@ from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
+from core.providers.embeddings import EmbeddingModelMismatch, EmbeddingUnavailable
 from evaluation.judges import Judge, JudgeUnavailable, judge_get
 from evaluation.metrics.answers import answer_refused, entity_recall
 from evaluation.metrics.criteria import pass_composite, pass_er_only
@@ -29,7 +30,6 @@ from evaluation.models import EvaluationResult, EvaluationRun, GoldenQuestion, G
 from evaluation.selectors import entity_synonyms
 from evaluation.services.golden import golden_set_freeze
 from evaluation.services.judging import answer_judge
-from zolsearch.providers.embeddings import EmbeddingModelMismatch, EmbeddingUnavailable
 from zolsearch.search.config import PipelineConfig, pipeline_config_default
 from zolsearch.search.models import Answer
 from zolsearch.search.pipeline import InvalidQuestion, SearchError, SearchRequest

@@ -17,10 +17,10 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
+from core.text import text_normalise
 from evaluation.golden import builders
 from evaluation.golden.io import golden_jsonl_load, golden_jsonl_read
 from taxonomy import sample
-from taxonomy.text import text_normalise
 
 BASE = Path(__file__).resolve().parent.parent.parent
 SLICE = BASE / "data" / "medquad-slice"

@@ -10,13 +10,13 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 
+from core.providers.embeddings import embedding_provider_get
+from core.text import sentences_split
 from evaluation.judges import judge_get
 from evaluation.judges.base import JudgeInput
 from evaluation.judges.local import CALIBRATIONS, LocalJudge, RelevancyCalibration
 from ingestion.connectors import connector_get
 from ingestion.connectors.base import DocumentRecord
-from zolsearch.providers.embeddings import embedding_provider_get
-from zolsearch.search.text import sentences_split
 
 AGREEMENT = Path(settings.BASE_DIR) / "data" / "golden" / "judge-agreement.jsonl"
 FIELDS = {"id", "question", "context", "authoritative", "answer", "label_faithful", "label_relevant", "kind"}

@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
+from core.providers.embeddings import approximate_token_count, embedding_provider_get
 from ingestion.chunking import chunks_build
 from ingestion.connectors.base import DocumentRecord, Section
 from ingestion.models import Chunk, ChunkEmbedding, Document, IngestionRun
 from ingestion.services import embedding_index_name, ingestion_run_create, ingestion_run_execute
-from zolsearch.providers.embeddings import approximate_token_count, embedding_provider_get
 
 pytestmark = pytest.mark.django_db
 

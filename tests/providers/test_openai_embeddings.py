@@ -21,7 +21,7 @@ import numpy as np
 import pytest
 from django.conf import settings
 
-from zolsearch.providers.embeddings import (
+from core.providers.embeddings import (
     E5SmallProvider,
     EmbeddingProvider,
     EmbeddingUnavailable,

@@ -7,9 +7,9 @@ import math
 import numpy as np
 import pytest
 
+from core.text import sentences_split
 from zolsearch.search.fusion import rrf_fuse
 from zolsearch.search.gate import gate_score
-from zolsearch.search.text import sentences_split
 
 
 def test_rrf_scores_and_order_by_hand() -> None:

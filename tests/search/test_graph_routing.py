@@ -99,10 +99,10 @@ def test_retrieved_text_that_routes_elsewhere_is_left_out() -> None:
     """GIVEN a page that says heart failure is treated by Pneumologie (wrong for this hospital)
     WHEN asking where heart failure is treated THEN the answer routes to Cardiologie only: the
     page's sentence naming Pneumologie is dropped, and the trace says which names were excluded."""
+    from core.providers.embeddings import embedding_provider_get
     from ingestion.connectors.base import DocumentRecord, Section
     from ingestion.models import Source
     from ingestion.services import documents_upsert
-    from zolsearch.providers.embeddings import embedding_provider_get
 
     source = Source.objects.create(key="site", name="Site", connector="jsonl")
     record = DocumentRecord(

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from django.db import connection
 
+from core.providers.embeddings import embedding_provider_get
 from ingestion.models import Chunk, Document
-from zolsearch.providers.embeddings import embedding_provider_get
 from zolsearch.search import selectors
 from zolsearch.search.config import pipeline_config_default
 from zolsearch.search.pipeline import SearchRequest, pipeline_run

@@ -9,6 +9,6 @@ class SearchConfig(AppConfig):
     verbose_name = "Search"
 
     def ready(self) -> None:
-        from zolsearch.celery import broker_folders_ensure
+        from core.broker import broker_folders_ensure
 
         broker_folders_ensure()

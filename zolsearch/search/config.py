@@ -14,6 +14,8 @@ from typing import Any
 
 from django.conf import settings
 
+from core.providers.embeddings import embedding_provider_get
+
 
 @dataclass(frozen=True)
 class PipelineConfig:
@@ -63,7 +65,6 @@ def gate_threshold_for(model_key: str) -> float:
 
 def pipeline_config_default() -> PipelineConfig:
     """The configuration a live request runs with, from the current settings."""
-    from zolsearch.providers.embeddings import embedding_provider_get
 
     model_key = embedding_provider_get().key
     use_llm = bool(settings.LLM_MODEL and settings.LLM_BASE_URL)

@@ -12,8 +12,9 @@ import math
 import re
 from dataclasses import dataclass, field
 
+from core.providers.llm import chat_llm_get
+from core.text import sentences_split, terms_stem, text_normalise
 from ingestion.models import Chunk
-from zolsearch.search.text import sentences_split, terms_stem
 
 MAX_SNIPPET_CHARS = 240
 _CITATION_MARK = re.compile(r"\s*\[\d+\]")
@@ -180,7 +181,6 @@ def answer_extractive(
 
 
 def _names_in(sentence: str, names: frozenset[str]) -> bool:
-    from taxonomy.text import text_normalise
 
     padded = f" {text_normalise(sentence)} "
     return any(f" {name} " in padded for name in names)
@@ -209,7 +209,6 @@ def answer_llm(*, question: str, language: str, chunks: list[Chunk], model: str)
     Cited chunks are those whose document number appears as ``[n]`` in the reply; if the reply
     cites nothing, all given chunks count as its context.
     """
-    from zolsearch.providers.llm import chat_llm_get
 
     by_chunk = citations_number(chunks)
     sources = "\n\n".join(f"[{by_chunk[c.id].n}] {c.document.title}\n{chunk_source_text(c)}" for c in chunks)

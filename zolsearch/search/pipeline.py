@@ -13,13 +13,16 @@ import re
 import time
 import uuid
 from dataclasses import dataclass, field
-from functools import lru_cache
 
 import numpy as np
 from django.conf import settings
 
+from core.language import language_detect
+from core.providers.embeddings import EmbeddingModelMismatch, EmbeddingProvider, embedding_provider_get
+from core.providers.llm import LLMUnavailable
 from ingestion.models import Chunk
-from zolsearch.providers.embeddings import EmbeddingModelMismatch, EmbeddingProvider, embedding_provider_get
+from taxonomy.resolver import text_resolve
+from taxonomy.selectors import department_names_except, routing_facts
 from zolsearch.search import selectors
 from zolsearch.search.config import PipelineConfig
 from zolsearch.search.fusion import rrf_fuse
@@ -102,31 +105,6 @@ class Stage:
         raise NotImplementedError
 
 
-@lru_cache(maxsize=1)
-def _language_detector():  # type: ignore[no-untyped-def]
-    from lingua import Language, LanguageDetectorBuilder
-
-    languages = [
-        Language.DUTCH,
-        Language.ENGLISH,
-        Language.FRENCH,
-        Language.GERMAN,
-        Language.TURKISH,
-        Language.ROMANIAN,
-        Language.ARABIC,
-        Language.SPANISH,
-        Language.POLISH,
-        Language.ITALIAN,
-    ]
-    return LanguageDetectorBuilder.from_languages(*languages).with_preloaded_language_models().build()
-
-
-def language_detect(text: str, *, default: str) -> str:
-    """ISO 639-1 code of ``text`` by lingua (ten languages of the region), else ``default``."""
-    detected = _language_detector().detect_language_of(text)
-    return detected.iso_code_639_1.name.lower() if detected else default
-
-
 class UnderstandStage(Stage):
     """Language of the question: given by the caller, else detected."""
 
@@ -160,8 +138,6 @@ class TaxonomyStage(Stage):
     name = "taxonomy"
 
     def run(self, state: SearchState) -> None:
-        from taxonomy.resolver import text_resolve
-        from taxonomy.selectors import routing_facts
 
         resolution = text_resolve(text=state.request.question, language=state.language, with_terms=False)
         state.intent, state.pinned = routing_facts(resolution=resolution, language=state.language)
@@ -238,7 +214,6 @@ class GenerationStage(Stage):
     name = "generate"
 
     def run(self, state: SearchState) -> None:
-        from zolsearch.providers.llm import LLMUnavailable
 
         top = [state.chunks[i] for i, _ in state.fused[: state.config.answer_chunks] if i in state.chunks]
         if state.config.generator == "llm" and state.config.llm_model:
@@ -267,7 +242,6 @@ class GenerationStage(Stage):
         """Normalised names of departments the graph does not route this question to."""
         if not state.pinned:
             return frozenset()
-        from taxonomy.selectors import department_names_except
 
         routed = {i for fact in state.pinned for i in fact.entity_ids}
         names = department_names_except(entity_ids=routed)

@@ -9,8 +9,8 @@ from __future__ import annotations
 from django.db import transaction
 from django.dispatch import Signal
 
-from zolsearch.observability import search_observe
 from zolsearch.search.config import PipelineConfig, pipeline_config_default
+from zolsearch.search.metrics import search_observe
 from zolsearch.search.models import Answer
 from zolsearch.search.pipeline import SearchRequest, SearchState, pipeline_run
 

@@ -7,7 +7,7 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from tqdm import tqdm
 
-from zolsearch.providers.embeddings import EmbeddingModelMismatch, EmbeddingUnavailable
+from core.providers.embeddings import EmbeddingModelMismatch, EmbeddingUnavailable
 from zolsearch.search.config import pipeline_config_default
 from zolsearch.search.pipeline import InvalidQuestion, SearchError, SearchRequest
 from zolsearch.search.services import search_answer

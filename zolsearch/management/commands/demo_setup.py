@@ -14,9 +14,9 @@ from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand
 
+from core.providers.embeddings import embedding_provider_get
 from ingestion.models import ChunkEmbedding
 from taxonomy.models import Entity, SnomedConcept
-from zolsearch.providers.embeddings import embedding_provider_get
 
 
 class Command(BaseCommand):

@@ -1,4 +1,4 @@
-"""Text utilities shared by ingestion and the pipeline: sentence splitting and stemmed terms.
+"""Text utilities every app shares: normalisation, sentence splitting and stemmed terms.
 
 The sentence splitter is a regular expression with abbreviation protection instead of pysbd:
 pysbd took 0.1 s for one 5.6 kB MedQuAD page here (≈ 4.5 minutes for the corpus) and split
@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import threading
+import unicodedata
 from functools import lru_cache
 
 import snowballstemmer
@@ -117,3 +118,27 @@ def terms_stem(text: str, *, language: str) -> list[str]:
     """Lower-cased Snowball stems of the words of ``text``, stopwords removed, order kept."""
     stop = STOPWORDS.get(language, STOPWORDS["en"])
     return [_stem(language, word) for word in _WORD.findall(text.lower()) if word not in stop and len(word) > 1]
+
+
+# --- normalisation (aliases, SNOMED terms, the resolver, entity recall) ---
+_NON_WORD = re.compile(r"[^\w]+", re.UNICODE)
+
+# The same folding in SQL (PostgreSQL's translate(), since the embedded server has no unaccent):
+# used by the RF2 importer so database and Python agree on every normalised term.
+ACCENTED = "áàâäãåéèêëíìîïóòôöõúùûüýÿçñ"
+PLAIN = "aaaaaaeeeeiiiiooooouuuuyycn"
+
+
+def text_normalise(text: str) -> str:
+    """Lower case, accents folded (é → e), every run of non-word characters → one space.
+
+    ``"Hart-falen, acuut (Links)"`` → ``"hart falen acuut links"``. Idempotent.
+    """
+    folded = unicodedata.normalize("NFKD", text.lower())
+    folded = "".join(ch for ch in folded if not unicodedata.combining(ch))
+    return _NON_WORD.sub(" ", folded).replace("_", " ").strip()
+
+
+def sql_normalise(column: str) -> str:
+    """SQL expression equal to :func:`text_normalise` for the characters RF2 terms use."""
+    return f"btrim(regexp_replace(translate(lower({column}), '{ACCENTED}', '{PLAIN}'), '[^[:alnum:]]+', ' ', 'g'))"

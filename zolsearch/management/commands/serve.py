@@ -19,9 +19,9 @@ from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandParser
 
-from zolsearch.observability import metrics_dir_reset
-from zolsearch.providers.embeddings import embedding_provider_get
-from zolsearch.search.pipeline import language_detect
+from core.language import language_detect
+from core.observability import metrics_dir_reset
+from core.providers.embeddings import embedding_provider_get
 
 
 class Command(BaseCommand):
