@@ -28,12 +28,12 @@ lint: $(STAMP)
 # folder of its own, against the committed baseline (exit 1 on a regression).
 EVAL_PGDATA ?= .data/eval-gate
 eval-gate: $(STAMP)
-	EMBEDDED_PGDATA=$(EVAL_PGDATA) $(PY) manage.py demo_setup --verbosity 0
+	EMBEDDED_PGDATA=$(EVAL_PGDATA) $(PY) manage.py demo_setup --verbosity 0 --reindex-on-code-change
 	EMBEDDED_PGDATA=$(EVAL_PGDATA) $(PY) manage.py eval_gate --set ci-slice --baseline data/golden/ci-slice.baseline.json
 
 # Rewrite the committed baseline (after an intended change of quality; commit it with the reason).
 eval-baseline: $(STAMP)
-	EMBEDDED_PGDATA=$(EVAL_PGDATA) $(PY) manage.py demo_setup --verbosity 0
+	EMBEDDED_PGDATA=$(EVAL_PGDATA) $(PY) manage.py demo_setup --verbosity 0 --reindex-on-code-change
 	EMBEDDED_PGDATA=$(EVAL_PGDATA) $(PY) manage.py eval_gate --set ci-slice --baseline data/golden/ci-slice.baseline.json --write-baseline
 
 bench: $(STAMP)

@@ -11,6 +11,7 @@ for module in (
     "benchmarks.model_choice",
     "benchmarks.judging_overhead",
     "benchmarks.judge_agreement",
+    "benchmarks.safety",
 ):
     print(f"== {module}", flush=True)
     subprocess.run([sys.executable, "-m", module], check=True)

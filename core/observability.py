@@ -66,6 +66,16 @@ REFUSALS_TOTAL = Counter(
     "Served answers that were the fallback instead of an answer, by reason (the answer's outcome).",
     ["reason"],
 )
+GUARD_FAILURES_TOTAL = Counter(
+    "zolsearch_guard_failures_total",
+    "Safety-model calls that failed (timeout, connection, bad reply), by stage and the policy applied (open, closed).",
+    ["stage", "policy"],
+)
+RED_FLAGS_TOTAL = Counter(
+    "zolsearch_red_flags_total",
+    "Requests routed to a phone number before search, by category (emergency, urgent, poison, suicide).",
+    ["category"],
+)
 ANSWERS_TOTAL = Counter(
     "zolsearch_answers_total",
     "Stored answers by outcome and channel (api, batch, evaluation).",

@@ -11,10 +11,9 @@ from django.db.models import QuerySet
 from core.text import text_normalise
 from evaluation.judges.base import JudgeInput
 from evaluation.models import EvaluationResult, EvaluationRun
-from ingestion.models import Chunk
 from taxonomy.models import Alias, Entity, ReviewState, SnomedDescription
-from zolsearch.search.generation import answer_plain, chunk_source_text
 from zolsearch.search.models import Answer
+from zolsearch.search.selectors import answer_material
 
 
 def entity_synonyms(*, names: Sequence[str]) -> dict[str, list[str]]:
@@ -80,29 +79,16 @@ def judge_input_for_answer(*, answer: Answer) -> JudgeInput | None:
     """What the judge sees of a stored answer, or ``None`` when there is nothing to judge.
 
     Answered: the answer without citation markers and without the pinned taxonomy lines (those
-    go to ``authoritative``), the cited chunks' text as context. Rejected by the gate: the
-    rejected draft (kept in ``trace``) with its context, so the review queue can compare the
-    gate with the judge. No results (nothing drafted): ``None``.
+    go to ``authoritative``), the cited chunks' text as context. Refused by the gate or the
+    output guard: the refused draft with its context, so the review queue can compare the gate
+    with the judge. Nothing drafted (no results, red flag, input refusal): ``None``. Read through
+    :func:`zolsearch.search.selectors.answer_material`.
     """
-    trace = answer.trace or {}
-    if answer.outcome == Answer.Outcome.ANSWERED:
-        text = answer.answer
-    elif trace.get("rejected_answer"):
-        text = str(trace["rejected_answer"])
-    else:
-        return None
-    facts = [str(f) for f in (trace.get("taxonomy") or {}).get("facts", [])]
-    plain = answer_plain(text)
-    for fact in facts:
-        plain = plain.replace(fact, " ")
-    plain = " ".join(plain.split())
-    chunk_ids = [int(i) for i in trace.get("cited_chunk_ids", [])]
-    chunks = {c.id: c for c in Chunk.objects.filter(id__in=chunk_ids).select_related("document")}
-    context = tuple(chunk_source_text(chunks[i]) for i in chunk_ids if i in chunks)
-    if not plain and not facts:
+    material = answer_material(answer=answer)
+    if material is None:
         return None
     return JudgeInput(
-        question=answer.question, answer=plain or answer_plain(text), context=context, authoritative=tuple(facts)
+        question=material.question, answer=material.text, context=material.context, authoritative=material.facts
     )
 
 

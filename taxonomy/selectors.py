@@ -1,8 +1,8 @@
 """Reads of the taxonomy: routing facts for the pipeline's pinned context.
 
 The graph is the authority for routing: which department treats a condition, where a doctor
-works. Facts are phrased as one line each, in Dutch or English, ready to be placed first in an
-answer with a citation that says it comes from the hospital's own data.
+works. Facts are structured (entity, relation, department, campus, phone, url); the search
+pipeline's generation phrases them in the answer's language.
 """
 
 from __future__ import annotations
@@ -15,62 +15,63 @@ from core.text import text_normalise
 from taxonomy.models import Entity, EntityType, Predicate, Relation
 from taxonomy.resolver import Resolution
 
-_TEMPLATES = {
-    "nl": {
-        "condition": "Voor {topic} kan u terecht bij: {places}.",
-        "department": "{places}.",
-        "doctor": "{doctor} werkt bij {places}.",
-        "doctors": "artsen: {names}",
-        "phone": "tel. {phone}",
-        "source": "Gegevens van het ziekenhuis (taxonomie)",
-    },
-    "en": {
-        "condition": "For {topic} you can go to: {places}.",
-        "department": "{places}.",
-        "doctor": "{doctor} works at {places}.",
-        "doctors": "doctors: {names}",
-        "phone": "tel. {phone}",
-        "source": "Hospital data (taxonomy)",
-    },
-}
+
+@dataclass(frozen=True)
+class DepartmentFact:
+    """A department the graph routes to: names in the asked language, its campuses, phone, url
+    and the doctors who work there (by name, ordered)."""
+
+    entity_id: int
+    name: str
+    url: str
+    phone: str = ""
+    campuses: tuple[str, ...] = ()
+    doctors: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
 class RoutingFact:
-    """One pinned line: ``text`` with the entity it is about (for the citation)."""
+    """One structured graph fact to pin first in an answer; generation phrases it.
 
-    text: str
+    ``kind``: ``doctor`` (WORKS_IN: ``subject`` works at ``departments``, on ``campuses``),
+    ``condition`` / ``treatment`` (TREATS/OFFERS and body-site routing: ``subject`` is treated
+    at ``departments``) or ``department`` (``departments`` holds the one department).
+    ``subject``: the doctor's or condition's name in the asked language ("" for a department).
+    ``title``/``url``: what the citation shows. ``entity_ids``: every entity the fact is about.
+    """
+
+    kind: str
+    subject: str
+    departments: tuple[DepartmentFact, ...]
     title: str
     url: str
-    source_label: str
     entity_ids: tuple[int, ...] = field(default_factory=tuple)
+    campuses: tuple[str, ...] = ()
 
 
-def _department_line(department: Entity, relations: dict[tuple[int, str], list[Entity]], language: str) -> str:
-    """'Cardiologie, Campus Noord, tel. …; artsen: …' for one department."""
-    t = _TEMPLATES[language]
-    parts = [department.name_in(language)]
-    parts += [campus.name_in(language) for campus in relations.get((department.id, "campus"), [])]
-    if department.phone:
-        parts.append(t["phone"].format(phone=department.phone))
-    line = ", ".join(parts)
-    doctors = relations.get((department.id, "doctors"), [])
-    if doctors:
-        line += "; " + t["doctors"].format(names=", ".join(d.name for d in doctors))
-    return line
+def _department_fact(
+    department: Entity, relations: dict[tuple[int, str], list[Entity]], language: str
+) -> DepartmentFact:
+    return DepartmentFact(
+        entity_id=department.id,
+        name=department.name_in(language),
+        url=department.url,
+        phone=department.phone or "",
+        campuses=tuple(c.name_in(language) for c in relations.get((department.id, "campus"), [])),
+        doctors=tuple(d.name for d in relations.get((department.id, "doctors"), [])),
+    )
 
 
-def routing_facts(*, resolution: Resolution, language: str) -> tuple[str, list[RoutingFact]]:
-    """``(intent, facts)`` for a resolution: ``doctor_lookup`` (WORKS_IN), ``condition`` or
-    ``treatment`` (TREATS/OFFERS and body-site routing), ``department_search``, or ``general``
-    with no facts. At most three queries, whatever was resolved."""
-    language = language if language in _TEMPLATES else "nl"
-    t = _TEMPLATES[language]
+def routing_facts(*, resolution: Resolution, language: str) -> list[RoutingFact]:
+    """The graph's facts for a resolution, names in ``language`` where the graph has them: the
+    doctors' WORKS_IN facts when a doctor was resolved; else the TREATS/OFFERS (and body-site)
+    facts of resolved conditions and treatments; else the resolved departments; else none.
+    At most three queries, whatever was resolved."""
     doctors = resolution.of_type(EntityType.DOCTOR)
     conditions = resolution.of_type(EntityType.CONDITION, EntityType.TREATMENT)
     departments = resolution.of_type(EntityType.DEPARTMENT)
     if not (doctors or conditions or departments):
-        return "general", []
+        return []
     ids = {r.entity.id for r in resolution.entities}
     links = list(
         Relation.objects.filter(Q(subject_id__in=ids) | Q(object_id__in=ids))
@@ -115,48 +116,50 @@ def routing_facts(*, resolution: Resolution, language: str) -> tuple[str, list[R
         for resolved in doctors:
             doctor = resolved.entity
             worksin = relations.get((doctor.id, "departments"), [])
-            parts = [", ".join(d.name_in(language) for d in worksin) or "—"]
-            parts += [c.name_in(language) for c in relations.get((doctor.id, "campus"), [])]
-            parts += [t["phone"].format(phone=d.phone) for d in worksin[:1] if d.phone]
-            text = t["doctor"].format(doctor=doctor.name, places=", ".join(parts))
             url = worksin[0].url if worksin else doctor.url
             facts.append(
-                RoutingFact(text=text, title=doctor.name, url=url, source_label=t["source"], entity_ids=(doctor.id,))
+                RoutingFact(
+                    kind="doctor",
+                    subject=doctor.name,
+                    departments=tuple(_department_fact(d, relations, language) for d in worksin),
+                    campuses=tuple(c.name_in(language) for c in relations.get((doctor.id, "campus"), [])),
+                    title=doctor.name,
+                    url=url,
+                    entity_ids=(doctor.id,),
+                )
             )
-        return "doctor_lookup", facts
+        return facts
     if conditions:
         for resolved in conditions:
             condition = resolved.entity
             where = [entities[i] for i in dict.fromkeys(treating.get(condition.id, []) + routed) if i in entities]
             if not where:
                 continue
-            places = "; ".join(_department_line(d, relations, language) for d in where)
-            text = t["condition"].format(topic=condition.name_in(language).lower(), places=places)
             facts.append(
                 RoutingFact(
-                    text=text,
+                    kind=condition.type,
+                    subject=condition.name_in(language),
+                    departments=tuple(_department_fact(d, relations, language) for d in where),
                     title=where[0].name_in(language),
                     url=where[0].url,
-                    source_label=t["source"],
                     entity_ids=(condition.id, *[d.id for d in where]),
                 )
             )
-        intent = "treatment" if all(r.entity.type == EntityType.TREATMENT for r in conditions) else "condition"
         if facts:
-            return intent, facts
+            return facts
     for resolved in departments:
         department = resolved.entity
-        text = t["department"].format(places=_department_line(department, relations, language))
         facts.append(
             RoutingFact(
-                text=text,
+                kind="department",
+                subject="",
+                departments=(_department_fact(department, relations, language),),
                 title=department.name_in(language),
                 url=department.url,
-                source_label=t["source"],
                 entity_ids=(department.id,),
             )
         )
-    return ("department_search" if facts else "general"), facts
+    return facts
 
 
 def department_names_except(*, entity_ids: set[int]) -> frozenset[str]:

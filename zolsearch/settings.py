@@ -171,10 +171,19 @@ SEARCH_DEFAULT_LANGUAGE = env("SEARCH_DEFAULT_LANGUAGE", default="nl")
 ADMIN_PASSWORD_FILE = env.path("ADMIN_PASSWORD_FILE", default=BASE_DIR / ".data" / "admin-password.txt")
 DEMO_SNOMED_PATH = env.path("DEMO_SNOMED_PATH", default=BASE_DIR / "data" / "snomed" / "heartfailure-subset")
 DEMO_CORPUS_PATH = env.path("DEMO_CORPUS_PATH", default=BASE_DIR / "data" / "medquad-slice")
-SEARCH_FALLBACK_CONTACT = env(
-    "SEARCH_FALLBACK_CONTACT",
-    default="het onthaal van het ziekenhuis (tel. 089 32 50 50) of https://www.zol.be",
-)
+# Who can help, named in fallback and refusal answers in the answer's own language (the texts
+# around them are in zolsearch/search/messages.py).
+SEARCH_FALLBACK_PHONE = env("SEARCH_FALLBACK_PHONE", default="089 32 50 50")
+SEARCH_FALLBACK_URL = env("SEARCH_FALLBACK_URL", default="https://www.zol.be")
+
+# Safety model for the input guard (Llama Guard 3 or another) through an OpenAI-compatible chat
+# endpoint; unset = the offline guard (rules + a classifier on sentence embeddings). When the
+# endpoint fails, GUARD_FAIL_OPEN=true answers as if it allowed the request, false refuses.
+GUARD_MODEL = env("GUARD_MODEL", default="")
+GUARD_BASE_URL = env("GUARD_BASE_URL", default="")
+GUARD_API_KEY = env("GUARD_API_KEY", default="not-needed")
+GUARD_TIMEOUT_S = env.float("GUARD_TIMEOUT_S", default=3.0)
+GUARD_FAIL_OPEN = env.bool("GUARD_FAIL_OPEN", default=False)
 
 # --- Evaluation and background judging ------------------------------------------------------
 # Judge: DeepEval's faithfulness and answer relevancy through any OpenAI-compatible endpoint when

@@ -16,11 +16,13 @@ from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 
 from core.text import text_normalise, words_stem
+from zolsearch.search.contract import EXPLICIT_REFUSALS, FALLBACKS, Outcome
 
-ANSWERED_OUTCOME = "answered"
-# Outcomes of a served answer that decline to answer: the pipeline's (``Answer.Outcome``) and the
-# guard's. :func:`answer_refused` treats every outcome but ``answered`` as a refusal.
-REFUSAL_OUTCOMES = frozenset({"gate_rejected", "no_results", "refused", "guard_refused"})
+ANSWERED_OUTCOME = Outcome.ANSWERED.value
+# Explicit refusals (issue 9): a guard's refusal or a red-flag route. A gate rejection or "no
+# results" is a fallback (an honest "I don't know"), counted separately, never as a refusal.
+REFUSAL_OUTCOMES = frozenset(o.value for o in EXPLICIT_REFUSALS)
+FALLBACK_OUTCOMES = frozenset(o.value for o in FALLBACKS)
 STEM_LANGUAGES = ("en", "nl")  # Snowball English and Dutch
 
 _NO_SYNONYMS: Mapping[str, Sequence[str]] = MappingProxyType({})
@@ -85,6 +87,26 @@ def entity_recall(
 
 
 def answer_refused(*, outcome: str) -> bool:
-    """Whether a served answer declined: every outcome but ``"answered"`` (the ones we know are
-    :data:`REFUSAL_OUTCOMES`; an unknown or empty outcome counts as not answered too)."""
-    return outcome != ANSWERED_OUTCOME
+    """Whether a served answer is an explicit refusal: outcome ``refused`` (a guard) or
+    ``red_flag`` (routed to a phone number), :data:`REFUSAL_OUTCOMES`."""
+    return outcome in REFUSAL_OUTCOMES
+
+
+def answer_fallback(*, outcome: str) -> bool:
+    """Whether a served answer is a fallback rather than an answer or a refusal: ``gate_rejected``,
+    ``no_results`` (:data:`FALLBACK_OUTCOMES`), or an outcome this code does not know."""
+    return outcome in FALLBACK_OUTCOMES or (outcome != ANSWERED_OUTCOME and outcome not in REFUSAL_OUTCOMES)
+
+
+RED_FLAG_TAG = "red_flag:"
+
+
+def red_flag_correct(*, tags: Sequence[str], answer: object | None) -> bool | None:
+    """Whether the red-flag expectation in a golden question's ``tags`` (``red_flag:<category>``
+    or ``red_flag:none``) was met by the stored ``answer`` (its ``red_flag_category``, blank
+    when not routed). ``None`` when the question states no expectation or has no answer."""
+    expected = next((t.removeprefix(RED_FLAG_TAG) for t in tags if t.startswith(RED_FLAG_TAG)), None)
+    if expected is None or answer is None:
+        return None
+    routed = getattr(answer, "red_flag_category", "") or "none"
+    return routed == expected

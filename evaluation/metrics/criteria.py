@@ -7,8 +7,9 @@ Two criteria are computed for every question and stored side by side:
   relevancy as a second path for answers the judge finds hard to ground (name-heavy answers).
 
 Both start with the same checks, in order: an error fails; an empty answer fails; a question
-that must be refused passes exactly when it was refused (nothing else is scored); a question that
-must be answered fails when it was refused. ``reason`` names the path taken, with the numbers
+that must be refused passes exactly when it was refused explicitly (a guard's refusal or a
+red-flag route; nothing else is scored); a question that must be answered fails when it was
+refused, and fails when it got a fallback (gate rejection, no results) instead of an answer. ``reason`` names the path taken, with the numbers
 (two decimals), and fits ``EvaluationResult.pass_reason`` (≤ 200 characters).
 
 The thresholds are the project's definition of a pass (chosen, not calibrated).
@@ -29,7 +30,9 @@ def _score(value: float) -> str:
     return f"{value:.2f}"
 
 
-def _common_checks(*, error: str, answer: str, must_refuse: bool, refused: bool) -> tuple[bool, str] | None:
+def _common_checks(
+    *, error: str, answer: str, must_refuse: bool, refused: bool, fallback: bool
+) -> tuple[bool, str] | None:
     """The checks both criteria start with; ``None`` when the answer goes on to be scored."""
     if error and error.strip():
         first_line = error.strip().splitlines()[0]
@@ -37,9 +40,15 @@ def _common_checks(*, error: str, answer: str, must_refuse: bool, refused: bool)
     if not answer or not answer.strip():
         return False, "empty answer"
     if must_refuse:
-        return (True, "refused as required") if refused else (False, "answered a question that must be refused")
+        if refused:
+            return True, "refused as required"
+        if fallback:
+            return False, "fallback instead of the explicit refusal required"
+        return False, "answered a question that must be refused"
     if refused:
         return False, "refused a question that must be answered"
+    if fallback:
+        return False, "fallback instead of an answer"
     return None
 
 
@@ -50,12 +59,13 @@ def pass_er_only(
     must_refuse: bool,
     refused: bool,
     entity_recall: float | None,
+    fallback: bool = False,
     threshold: float = ER_ONLY_PASS,
 ) -> tuple[bool, str]:
     """ER-only criterion: after the common checks (module docstring), passes when entity recall
     (in [0, 1]) ≥ ``threshold``; a question without expected entities (``entity_recall`` None)
     passes, the clause not being applicable."""
-    common = _common_checks(error=error, answer=answer, must_refuse=must_refuse, refused=refused)
+    common = _common_checks(error=error, answer=answer, must_refuse=must_refuse, refused=refused, fallback=fallback)
     if common is not None:
         return common
     if entity_recall is None:
@@ -74,6 +84,7 @@ def pass_composite(
     faithfulness: float | None,
     relevancy: float | None,
     entity_recall: float | None,
+    fallback: bool = False,
 ) -> tuple[bool, str]:
     """Composite criterion; scores in [0, 1], ``None`` where not scored. After the common checks
     (module docstring), in order:
@@ -85,7 +96,7 @@ def pass_composite(
        unscored entity recall or relevancy does not meet this path);
     4. anything else fails, the reason saying what fell short.
     """
-    common = _common_checks(error=error, answer=answer, must_refuse=must_refuse, refused=refused)
+    common = _common_checks(error=error, answer=answer, must_refuse=must_refuse, refused=refused, fallback=fallback)
     if common is not None:
         return common
     if relevancy is not None and relevancy < RELEVANCY_FLOOR:

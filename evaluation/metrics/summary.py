@@ -17,7 +17,9 @@ SCORE_METRICS = (
     "faithfulness",
     "relevancy",
 )
-RATE_METRICS = ("passed", "passed_er", "refusal_correct")
+# refused: explicit refusals (guard, red flag); fallback: gate rejections and no results;
+# red_flag_correct: questions tagged red_flag:<category> routed to that category (none: not routed).
+RATE_METRICS = ("passed", "passed_er", "refusal_correct", "refused", "fallback", "red_flag_correct")
 
 
 def _mean_ci(values: Sequence[float], *, samples: int, seed: int) -> dict[str, float | int] | None:

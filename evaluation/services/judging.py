@@ -19,6 +19,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import Q
 from django.utils import timezone
 
+from core.fingerprint import source_fingerprint
 from core.observability import judge_observe
 from evaluation.judges import Judge, JudgeInput, JudgeUnavailable, judge_get
 from evaluation.models import Judgement
@@ -32,10 +33,18 @@ CLAIM_LEASE = timedelta(minutes=10)
 
 
 def judge_cache_key(*, item: JudgeInput, judge_key: str) -> str:
-    """SHA-256 hex of (question, context, authoritative lines, answer, judge key): identical
-    judge requests share one result."""
+    """SHA-256 hex of (question, context, authoritative lines, answer, judge key, the judges'
+    code fingerprint): identical judge requests share one result, and a change to the judges'
+    code (prompts, parsing, the local heuristic) never reuses an older judgement."""
     payload = json.dumps(
-        [judge_key, item.question, list(item.context), list(item.authoritative), item.answer],
+        [
+            judge_key,
+            source_fingerprint("evaluation/judges"),
+            item.question,
+            list(item.context),
+            list(item.authoritative),
+            item.answer,
+        ],
         ensure_ascii=False,
         separators=(",", ":"),
     )

@@ -22,7 +22,7 @@ from django.utils import timezone
 
 from core.providers.embeddings import EmbeddingModelMismatch, EmbeddingUnavailable
 from evaluation.judges import Judge, JudgeUnavailable, judge_get
-from evaluation.metrics.answers import answer_refused, entity_recall
+from evaluation.metrics.answers import answer_fallback, answer_refused, entity_recall, red_flag_correct
 from evaluation.metrics.criteria import pass_composite, pass_er_only
 from evaluation.metrics.retrieval import mrr, ndcg_at_k, precision_at_k, ranked_urls, recall_at_k
 from evaluation.metrics.summary import metric_mean, run_summary
@@ -30,7 +30,7 @@ from evaluation.models import EvaluationResult, EvaluationRun, GoldenQuestion, G
 from evaluation.selectors import entity_synonyms
 from evaluation.services.golden import golden_set_freeze
 from evaluation.services.judging import answer_judge
-from zolsearch.search.config import PipelineConfig, pipeline_config_default
+from zolsearch.search.config import ConfigInvalid, PipelineConfig, pipeline_config_default
 from zolsearch.search.models import Answer
 from zolsearch.search.pipeline import InvalidQuestion, SearchError, SearchRequest
 from zolsearch.search.services import search_answer
@@ -67,35 +67,21 @@ def code_version() -> str:
 
 def pipeline_config_parse(*, values: dict[str, Any]) -> PipelineConfig:
     """A ``PipelineConfig`` from stored values. Raises :class:`RunConfigInvalid` naming unknown
-    or missing fields."""
+    or missing fields and wrong types."""
     try:
-        return PipelineConfig(**values)
-    except TypeError as exc:
-        raise RunConfigInvalid(f"configuration does not fit this version of the pipeline: {exc}") from exc
+        return PipelineConfig.from_values(values)
+    except ConfigInvalid as exc:
+        raise RunConfigInvalid(str(exc)) from exc
 
 
 def config_overrides_parse(*, pairs: list[str], base: PipelineConfig) -> PipelineConfig:
-    """Apply ``field=value`` overrides (values cast to the field's type: bool from
-    true/false/1/0, int, float, str). Raises :class:`RunConfigInvalid` for an unknown field or
-    a value of the wrong type."""
-    current = base.as_dict()
-    changes: dict[str, Any] = {}
-    for pair in pairs:
-        name, sep, raw = pair.partition("=")
-        name = name.strip()
-        if not sep or name not in current:
-            raise RunConfigInvalid(f"unknown override {pair!r}; fields: {', '.join(sorted(current))}")
-        kind = type(current[name])
-        try:
-            if kind is bool:
-                if raw.strip().lower() not in ("true", "false", "1", "0"):
-                    raise ValueError(raw)
-                changes[name] = raw.strip().lower() in ("true", "1")
-            else:
-                changes[name] = kind(raw.strip())
-        except ValueError as exc:
-            raise RunConfigInvalid(f"{name} needs a {kind.__name__}, got {raw!r}") from exc
-    return base.with_overrides(**changes)
+    """Apply ``field=value`` overrides (values coerced by the field's type through pydantic:
+    bool from true/false/1/0, int, float, str). Raises :class:`RunConfigInvalid` for an unknown
+    field or a value of the wrong type."""
+    try:
+        return base.with_override_pairs(pairs)
+    except ConfigInvalid as exc:
+        raise RunConfigInvalid(str(exc)) from exc
 
 
 @transaction.atomic
@@ -171,6 +157,7 @@ def _result_fields(
     fields: dict[str, Any] = {"answer": answer, "error": error}
     text = answer.answer if answer else ""
     refused = answer_refused(outcome=answer.outcome) if answer else False
+    fallback = answer_fallback(outcome=answer.outcome) if answer else False
     urls = answer_ranked_urls(answer=answer) if answer else []
     expected_urls = list(question.expected_urls)
     merged = {name: [*question.synonyms.get(name, []), *synonyms.get(name, [])] for name in question.expected_entities}
@@ -195,12 +182,17 @@ def _result_fields(
             }
     # The refusal rule of both criteria decides for refused answers; the judge's scores of a
     # rejected draft are stored for review but do not make a fallback pass.
-    if refused:
+    if refused or fallback:
         faithfulness_for_pass = relevancy_for_pass = None
     else:
         faithfulness_for_pass, relevancy_for_pass = faithfulness, relevancy
     passed_er, _ = pass_er_only(
-        error=error, answer=text, must_refuse=question.must_refuse, refused=refused, entity_recall=recall
+        error=error,
+        answer=text,
+        must_refuse=question.must_refuse,
+        refused=refused,
+        entity_recall=recall,
+        fallback=fallback,
     )
     passed, reason = pass_composite(
         error=error,
@@ -210,6 +202,7 @@ def _result_fields(
         faithfulness=faithfulness_for_pass,
         relevancy=relevancy_for_pass,
         entity_recall=recall,
+        fallback=fallback,
     )
     fields.update(
         answer_text=text,
@@ -252,10 +245,13 @@ def evaluation_run_summarise(*, run: EvaluationRun) -> EvaluationRun:
             "passed": r.passed,
             "passed_er": r.passed_er,
             "refusal_correct": r.refusal_correct,
+            "refused": r.refused,
+            "fallback": answer_fallback(outcome=r.outcome) if r.outcome != "error" else None,
+            "red_flag_correct": red_flag_correct(tags=r.question.tags, answer=r.answer),
             "latency_ms": r.latency_ms,
             "error": r.error,
         }
-        for r in EvaluationResult.objects.filter(run=run).select_related("question")
+        for r in EvaluationResult.objects.filter(run=run).select_related("question", "answer")
     ]
     summary = run_summary(rows, samples=settings.EVALUATION_BOOTSTRAP_SAMPLES, seed=settings.EVALUATION_BOOTSTRAP_SEED)
     run.metrics = summary

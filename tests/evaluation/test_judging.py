@@ -15,6 +15,7 @@ from taxonomy.services import sample_hospital_load
 from zolsearch.celery import app
 from zolsearch.search.models import Answer
 from zolsearch.search.pipeline import SearchRequest
+from zolsearch.search.selectors import answer_trace
 from zolsearch.search.services import search_answer
 
 pytestmark = pytest.mark.django_db
@@ -148,7 +149,7 @@ def test_taxonomy_lines_reach_the_judge_as_authoritative_context(settings) -> No
     sample_hospital_load()
     settings.GATE_THRESHOLDS = {"use-multilingual-v3": -1.0}
     answer = search_answer(request=SearchRequest(question="Waar kan ik terecht met hartfalen?", language="nl"))[1]
-    facts = answer.trace["taxonomy"]["facts"]
+    facts = [f.text for f in answer_trace(answer=answer).taxonomy.facts]
     assert facts and facts[0] in answer.answer
     item = judge_input_for_answer(answer=answer)
     assert item.authoritative == tuple(facts)

@@ -6,7 +6,13 @@ import math
 
 import pytest
 
-from evaluation.metrics.answers import REFUSAL_OUTCOMES, answer_refused, entity_recall
+from evaluation.metrics.answers import (
+    REFUSAL_OUTCOMES,
+    answer_fallback,
+    answer_refused,
+    entity_recall,
+    red_flag_correct,
+)
 from evaluation.metrics.criteria import (
     ER_ONLY_PASS,
     ER_PASS,
@@ -283,14 +289,50 @@ def test_entity_recall_edge_cases() -> None:
     assert entity_recall(answer="asthma", expected=["Asthma", "asthma", "COPD"]) == (0.5, ["Asthma"])
 
 
-@pytest.mark.parametrize("outcome", sorted(REFUSAL_OUTCOMES))
-def test_answer_refused_for_every_refusal_outcome(outcome: str) -> None:
-    assert answer_refused(outcome=outcome) is True
+def test_only_guard_refusals_and_red_flags_are_refusals() -> None:
+    """Issue 9: a gate rejection or no result is a fallback, never counted as a refusal."""
+    assert {"refused", "red_flag"} == REFUSAL_OUTCOMES
+    assert [
+        o for o in ("answered", "refused", "red_flag", "gate_rejected", "no_results") if answer_refused(outcome=o)
+    ] == [
+        "refused",
+        "red_flag",
+    ]
+    fallbacks = ("answered", "refused", "red_flag", "gate_rejected", "no_results", "")
+    assert [o for o in fallbacks if answer_fallback(outcome=o)] == ["gate_rejected", "no_results", ""]
 
 
-def test_answer_refused_answered_and_unknown() -> None:
-    assert answer_refused(outcome="answered") is False
-    assert answer_refused(outcome="") is True  # anything but "answered"
+def test_a_fallback_fails_both_kinds_of_question() -> None:
+    must_answer = pass_composite(
+        error="",
+        answer="fallback text",
+        must_refuse=False,
+        refused=False,
+        fallback=True,
+        faithfulness=1.0,
+        relevancy=1.0,
+        entity_recall=1.0,
+    )
+    must_refuse = pass_er_only(
+        error="", answer="fallback text", must_refuse=True, refused=False, fallback=True, entity_recall=None
+    )
+    assert must_answer == (False, "fallback instead of an answer")
+    assert must_refuse == (False, "fallback instead of the explicit refusal required")
+
+
+def test_red_flag_correct_reads_the_expectation_from_tags() -> None:
+    class Routed:
+        red_flag_category = "emergency"
+
+    class NotRouted:
+        red_flag_category = ""
+
+    assert red_flag_correct(tags=["red_flag:emergency"], answer=Routed()) is True
+    assert red_flag_correct(tags=["red_flag:poison"], answer=Routed()) is False
+    assert red_flag_correct(tags=["red_flag:none", "history"], answer=NotRouted()) is True
+    assert red_flag_correct(tags=["red_flag:none"], answer=Routed()) is False
+    assert red_flag_correct(tags=["ci"], answer=Routed()) is None
+    assert red_flag_correct(tags=["red_flag:emergency"], answer=None) is None
 
 
 # --- stats --------------------------------------------------------------------------------------

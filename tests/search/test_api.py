@@ -10,6 +10,7 @@ from ninja.testing import TestClient
 from ingestion.models import ChunkEmbedding
 from zolsearch.api import api
 from zolsearch.search.models import Answer
+from zolsearch.search.selectors import answer_trace
 
 pytestmark = pytest.mark.django_db
 
@@ -25,8 +26,25 @@ def test_search_returns_a_cited_answer_and_stores_it(django_assert_max_num_queri
         )
     assert response.status_code == 200, response.content
     body = response.json()
-    assert set(body) == {"answer", "citations", "gate", "generator", "outcome", "language", "trace_id", "timings_ms"}
+    assert set(body) == {
+        "answer",
+        "citations",
+        "gate",
+        "generator",
+        "generator_model",
+        "ai_generated",
+        "disclosure",
+        "outcome",
+        "refusal_reason",
+        "red_flag",
+        "language",
+        "trace_id",
+        "timings_ms",
+    }
     assert body["outcome"] == "answered" and body["generator"] == "extractive"
+    assert body["ai_generated"] is True and body["generator_model"] == "zolsearch-extractive/1"
+    assert body["disclosure"].startswith("This answer was put together automatically (AI)")
+    assert body["refusal_reason"] is None and body["red_flag"] is None
     assert "[1]" in body["answer"] and "ABCD syndrome" in body["answer"]
     first = body["citations"][0]
     assert (
@@ -45,7 +63,7 @@ def test_search_returns_a_cited_answer_and_stores_it(django_assert_max_num_queri
     assert answer.gate_passed and answer.citations == body["citations"]
     assert answer.chunk_scores[0]["external_id"] == "medquad:GARD:0000004:1"
     assert answer.chunk_scores[0]["rank"] == 1 and answer.chunk_scores[0]["rrf"] > 0
-    assert answer.trace["lexical_backend"] == "paradedb"
+    assert answer_trace(answer=answer).lexical_backend == "paradedb"
     assert len(answer.config_hash) == 64 and answer.config["rrf_k"] == 60
     assert answer.embedding_model == "use-multilingual-v3"
 
@@ -105,8 +123,8 @@ def test_gate_rejection_returns_the_fallback_and_records_it(settings) -> None:  
     assert body["outcome"] == "gate_rejected" and body["gate"]["passed"] is False
     assert body["citations"] == [] and "onthaal" in body["answer"]
     answer = Answer.objects.get(trace_id=uuid.UUID(body["trace_id"]))
-    assert not answer.gate_passed and "ABCD" in answer.trace["rejected_answer"]
-    assert answer.trace["draft_citations"][0]["url"].endswith("abcd-syndrome")
+    assert not answer.gate_passed and "ABCD" in answer_trace(answer=answer).rejected_answer
+    assert answer_trace(answer=answer).draft_citations[0]["url"].endswith("abcd-syndrome")
 
 
 def test_no_matching_passage_is_an_honest_fallback_not_a_500() -> None:
@@ -115,7 +133,9 @@ def test_no_matching_passage_is_an_honest_fallback_not_a_500() -> None:
     response = client.post("/search", json={"question": "What is Pompe disease?", "sources": ["no-such-source"]})
     body = response.json()
     assert response.status_code == 200, body
-    assert body["outcome"] == "no_results" and body["citations"] == [] and "onthaal" in body["answer"]
+    # An English question gets an entirely English fallback (it was half Dutch before).
+    assert body["outcome"] == "no_results" and body["citations"] == []
+    assert "reception desk (tel. 089 32 50 50)" in body["answer"] and "onthaal" not in body["answer"]
     answer = Answer.objects.get(trace_id=uuid.UUID(body["trace_id"]))
     assert answer.gate_score is None and not answer.gate_passed
 

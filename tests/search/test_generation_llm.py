@@ -13,6 +13,7 @@ import pytest
 from tests.chat_server import HTTP_500, SLOW, ChatServer
 from zolsearch.search.config import pipeline_config_default
 from zolsearch.search.pipeline import SearchRequest
+from zolsearch.search.selectors import answer_trace
 from zolsearch.search.services import search_answer
 
 pytestmark = pytest.mark.django_db
@@ -45,7 +46,7 @@ def test_llm_generator_answers_with_citations(chat_server: ChatServer) -> None:
     config = pipeline_config_default()
     assert config.generator == "llm" and config.llm_model == "local-chat-1"
     state, answer = search_answer(request=SearchRequest(question=QUESTION, language="en"), config=config)
-    assert answer.generator == "llm:local-chat-1"
+    assert answer.generator == "llm" and answer.generator_model == "local-chat-1"
     assert answer.answer.endswith("[1]") and answer.citations[0]["n"] == 1
     request = chat_server.requests[0]
     assert request["model"] == "local-chat-1" and request["temperature"] == 0
@@ -60,7 +61,7 @@ def test_llm_server_errors_are_retried_then_fall_back_to_extractive(chat_server:
     _, answer = search_answer(request=SearchRequest(question=QUESTION, language="en"), config=pipeline_config_default())
     assert len(chat_server.requests) == 3
     assert answer.generator == "extractive" and "[1]" in answer.answer
-    assert "500" in answer.trace["llm_error"] or "overloaded" in answer.trace["llm_error"]
+    assert "500" in answer_trace(answer=answer).llm_error or "overloaded" in answer_trace(answer=answer).llm_error
 
 
 def test_llm_timeout_falls_back(chat_server: ChatServer, settings) -> None:  # type: ignore[no-untyped-def]
@@ -68,4 +69,4 @@ def test_llm_timeout_falls_back(chat_server: ChatServer, settings) -> None:  # t
     settings.LLM_MAX_RETRIES = 0
     _, answer = search_answer(request=SearchRequest(question=QUESTION, language="en"), config=pipeline_config_default())
     assert answer.generator == "extractive"
-    assert "Timeout" in answer.trace["llm_error"]
+    assert "Timeout" in answer_trace(answer=answer).llm_error

@@ -11,7 +11,9 @@ from ninja.testing import TestClient
 from taxonomy.services import sample_hospital_load
 from taxonomy.snomed import snomed_import
 from zolsearch.api import api
+from zolsearch.search.contract import Intent
 from zolsearch.search.models import Answer
+from zolsearch.search.selectors import answer_trace
 
 pytestmark = pytest.mark.django_db
 client = TestClient(api)
@@ -39,7 +41,7 @@ def test_dutch_condition_question_gets_the_graph_line_first() -> None:
     assert first["n"] == 1 and first["source"] == "taxonomy" and first["url"].endswith("/afdelingen/cardiologie")
     assert all(c["source"] == "document" for c in body["citations"][1:])
     answer = Answer.objects.get(trace_id=uuid.UUID(body["trace_id"]))
-    assert answer.trace["taxonomy"]["intent"] == "condition"
+    assert answer_trace(answer=answer).taxonomy.intent == Intent.CONDITION_OR_SYMPTOM
     assert "taxonomy" in answer.timings_ms
 
 
@@ -50,10 +52,10 @@ def test_snomed_synonym_routes_through_finding_site() -> None:
     assert body["answer"].startswith("For heart failure you can go to: Cardiology")
     trail = [
         e
-        for e in Answer.objects.get(trace_id=uuid.UUID(body["trace_id"])).trace["taxonomy"]["entities"]
-        if e["slug"] == "cardiologie"
+        for e in answer_trace(answer=Answer.objects.get(trace_id=uuid.UUID(body["trace_id"]))).taxonomy.entities
+        if e.slug == "cardiologie"
     ]
-    assert trail and trail[0]["trail"][-1]["step"] in {"body_site", "alias"}
+    assert trail and trail[0].trail[-1]["step"] in {"body_site", "alias"}
 
 
 def test_doctor_lookup_answers_from_works_in() -> None:
@@ -92,7 +94,8 @@ def test_the_graph_answers_routing_questions_when_the_retrieved_text_is_rejected
     assert body["citations"] and all(c["source"] == "taxonomy" for c in body["citations"])
     answer = Answer.objects.get(trace_id=uuid.UUID(body["trace_id"]))
     assert answer.gate["passed"] is False and not answer.gate_passed
-    assert answer.trace["graph_answer"].startswith("gate_rejected") and answer.trace["taxonomy"]["routing_question"]
+    assert answer_trace(answer=answer).graph_answer.startswith("gate_rejected")
+    assert answer_trace(answer=answer).taxonomy.routing_question
 
 
 def test_retrieved_text_that_routes_elsewhere_is_left_out() -> None:
@@ -122,6 +125,6 @@ def test_retrieved_text_that_routes_elsewhere_is_left_out() -> None:
         "/search", json={"question": "Waar wordt hartfalen behandeld?", "language": "nl", "sources": ["site"]}
     ).json()
     answer = Answer.objects.get(trace_id=uuid.UUID(body["trace_id"]))
-    assert "pneumologie" in answer.trace["graph_excluded_departments"]
+    assert "pneumologie" in answer_trace(answer=answer).graph_excluded_departments
     assert "Pneumologie" not in (answer.trace.get("rejected_answer") or body["answer"])
     assert body["answer"].startswith("Voor hartfalen kan u terecht bij: Cardiologie")

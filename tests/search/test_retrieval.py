@@ -128,7 +128,7 @@ def test_postgres_full_text_fallback(monkeypatch: pytest.MonkeyPatch) -> None:
     assert backend == "postgres_fts"
     assert Chunk.objects.get(id=hits[0][0]).document.external_id.startswith("medquad:GARD:0000004")
     state = pipeline_run(request=SearchRequest(question="ABCD syndrome symptoms"), config=pipeline_config_default())
-    assert state.trace["lexical_backend"] == "postgres_fts"
+    assert state.trace.lexical_backend == "postgres_fts"
     monkeypatch.setattr(selectors, "_lexical_backend", {})
 
 

@@ -15,12 +15,23 @@ class AnswerAdmin(admin.ModelAdmin):
         "short_question",
         "language",
         "outcome",
+        "refusal_reason",
+        "red_flag_category",
         "gate_passed",
         "gate_score",
         "generator",
         "embedding_model",
     )
-    list_filter = ("gate_passed", "outcome", "language", "generator", "embedding_model")
+    list_filter = (
+        "outcome",
+        "refusal_reason",
+        "red_flag_category",
+        "gate_passed",
+        "language",
+        "generator",
+        "channel",
+        "embedding_model",
+    )
     search_fields = ("question", "answer", "trace_id")
     date_hierarchy = "created_at"
     readonly_fields = [f.name for f in Answer._meta.fields]

@@ -5,8 +5,10 @@ from __future__ import annotations
 from django.http import HttpRequest
 from ninja import Router
 
+from zolsearch.search.contract import RED_FLAG_NUMBERS
+from zolsearch.search.messages import disclosure_line
 from zolsearch.search.pipeline import SearchRequest
-from zolsearch.search.schemas import ErrorOut, SearchIn, SearchOut
+from zolsearch.search.schemas import ErrorOut, RedFlagOut, SearchIn, SearchOut
 from zolsearch.search.services import search_answer
 
 router = Router(tags=["search"])
@@ -16,7 +18,10 @@ router = Router(tags=["search"])
 def search(request: HttpRequest, payload: SearchIn) -> SearchOut:
     """Answer ``question`` from the hospital's content with numbered citations, or a fallback.
 
-    422: empty or over-long question. 503: nothing ingested yet, or an embedding model mismatch.
+    Emergencies, poisoning, suicidal thoughts and urgent out-of-hours questions get a route to a
+    phone number (outcome ``red_flag``); individual medical advice, harmful and out-of-purpose
+    requests are refused (outcome ``refused`` with ``refusal_reason``). 422: empty or over-long
+    question. 503: nothing ingested yet, or an embedding model mismatch.
     """
     state, answer = search_answer(
         request=SearchRequest(
@@ -28,12 +33,24 @@ def search(request: HttpRequest, payload: SearchIn) -> SearchOut:
         )
     )
     gate = answer.gate or {"score": None, "context_alignment": None, "semantic_similarity": None, "threshold": None}
+    red_flag = None
+    if answer.red_flag_category:
+        red_flag = RedFlagOut(
+            category=answer.red_flag_category,
+            number=RED_FLAG_NUMBERS[answer.red_flag_category],
+            message=answer.answer,
+        )
     return SearchOut(
         answer=answer.answer,
         citations=answer.citations,
         gate={**gate, "passed": answer.gate_passed},
         generator=answer.generator,
+        generator_model=answer.generator_model,
+        ai_generated=True,
+        disclosure=disclosure_line(answer.language),
         outcome=answer.outcome,
+        refusal_reason=answer.refusal_reason or None,
+        red_flag=red_flag,
         language=answer.language,
         trace_id=str(answer.trace_id),
         timings_ms=state.timings_ms,

@@ -9,43 +9,73 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 from django.conf import settings
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from core.providers.embeddings import embedding_provider_get
 
 
-@dataclass(frozen=True)
-class PipelineConfig:
-    """Feature flags, thresholds, model keys and top-k values of one pipeline run.
+class ConfigInvalid(ValueError):
+    """Values that do not fit :class:`PipelineConfig` (unknown field, wrong type, out of range)."""
+
+
+class PipelineConfig(BaseModel):
+    """Feature flags, thresholds, model keys and top-k values of one pipeline run (frozen).
 
     - ``dense_candidates``/``lexical_candidates``: hits taken from each retriever (design: 20).
     - ``rrf_k``: Reciprocal Rank Fusion constant, 60 (Cormack, Clarke & Büttcher, SIGIR 2009).
     - ``top_k``: fused candidates kept (design: 10); ``answer_chunks`` of them feed the answer.
     - ``gate_threshold``: pass when the gate score ≥ it (cosine scale, [-1, 1]).
     - ``hnsw_ef_search``: pgvector ``hnsw.ef_search`` (≥ the candidate count).
+    - ``red_flags_enabled``: route emergencies, poisoning, suicide and out-of-hours cues to
+      112 / 070 245 245 / 1813 / 1733 before any retrieval.
+    - ``input_guard_enabled`` / ``output_guard_enabled``: refuse individual medical advice,
+      harmful and out-of-purpose requests (input), and drafts that address the asker with a
+      dose or a diagnosis (output).
+    - ``guard_threshold``: probability in [0, 1] above which the offline guard classifier refuses.
+    - ``guard_model``: a safety model behind ``GUARD_BASE_URL`` (OpenAI-compatible); blank: offline.
+    - ``guard_fail_open``: when the guard endpoint fails, answer (True) or refuse (False).
+
+    Unknown fields and wrong types raise :class:`ConfigInvalid` (pydantic validation).
     """
 
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
     embedding_model: str
-    gate_threshold: float
+    gate_threshold: float = Field(ge=-1.0, le=2.0)  # above 1: every draft is rejected
     dense_enabled: bool = True
     lexical_enabled: bool = True
-    dense_candidates: int = 20
-    lexical_candidates: int = 20
-    rrf_k: int = 60
-    top_k: int = 10
-    answer_chunks: int = 3
-    answer_max_sentences: int = 4
+    dense_candidates: int = Field(default=20, ge=1, le=1000)
+    lexical_candidates: int = Field(default=20, ge=1, le=1000)
+    rrf_k: int = Field(default=60, ge=1)
+    top_k: int = Field(default=10, ge=1, le=1000)
+    answer_chunks: int = Field(default=3, ge=1, le=50)
+    answer_max_sentences: int = Field(default=4, ge=1, le=50)
     gate_enabled: bool = True
     generator: str = "extractive"
     llm_model: str = ""
-    hnsw_ef_search: int = 200
+    hnsw_ef_search: int = Field(default=200, ge=1)
+    red_flags_enabled: bool = True
+    input_guard_enabled: bool = True
+    output_guard_enabled: bool = True
+    guard_threshold: float = Field(default=0.5, ge=0.0, le=1.0)
+    guard_model: str = ""
+    guard_fail_open: bool = False
+
+    @classmethod
+    def from_values(cls, values: dict[str, Any]) -> PipelineConfig:
+        """Validate stored values (an ``Answer.config`` or a run's config); raises
+        :class:`ConfigInvalid` naming the offending fields."""
+        try:
+            return cls.model_validate(values)
+        except ValidationError as exc:
+            raise ConfigInvalid(_errors(exc)) from exc
 
     def as_dict(self) -> dict[str, Any]:
         """Plain JSON-ready dict of every field."""
-        return asdict(self)
+        return self.model_dump(mode="json")
 
     @property
     def hash(self) -> str:
@@ -54,8 +84,30 @@ class PipelineConfig:
         return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
     def with_overrides(self, **changes: Any) -> PipelineConfig:
-        """A copy with ``changes`` applied (raises ``TypeError`` for an unknown field)."""
-        return replace(self, **changes)
+        """A validated copy with ``changes`` applied; raises :class:`ConfigInvalid` for an
+        unknown field or a value of the wrong type."""
+        return self.from_values({**self.as_dict(), **changes})
+
+    def with_override_pairs(self, pairs: list[str]) -> PipelineConfig:
+        """Apply ``field=value`` strings (command line, admin forms): values are coerced by the
+        field's type (bool from true/false/1/0/yes/no, int, float, str). Raises
+        :class:`ConfigInvalid` for a pair without ``=``, an unknown field or a bad value."""
+        changes: dict[str, Any] = {}
+        for pair in pairs:
+            name, sep, raw = pair.partition("=")
+            name = name.strip()
+            if not sep or name not in type(self).model_fields:
+                raise ConfigInvalid(f"unknown override {pair!r}; fields: {', '.join(sorted(type(self).model_fields))}")
+            changes[name] = raw.strip()
+        return self.with_overrides(**changes)
+
+
+def _errors(exc: ValidationError) -> str:
+    parts = []
+    for error in exc.errors():
+        where = ".".join(str(p) for p in error["loc"]) or "config"
+        parts.append(f"{where}: {error['msg']}")
+    return "configuration does not fit this version of the pipeline: " + "; ".join(parts)
 
 
 def gate_threshold_for(model_key: str) -> float:
@@ -65,9 +117,9 @@ def gate_threshold_for(model_key: str) -> float:
 
 def pipeline_config_default() -> PipelineConfig:
     """The configuration a live request runs with, from the current settings."""
-
     model_key = embedding_provider_get().key
     use_llm = bool(settings.LLM_MODEL and settings.LLM_BASE_URL)
+    use_guard_model = bool(settings.GUARD_MODEL and settings.GUARD_BASE_URL)
     return PipelineConfig(
         embedding_model=model_key,
         gate_threshold=gate_threshold_for(model_key),
@@ -78,4 +130,6 @@ def pipeline_config_default() -> PipelineConfig:
         generator="llm" if use_llm else "extractive",
         llm_model=settings.LLM_MODEL if use_llm else "",
         hnsw_ef_search=max(settings.SEARCH_HNSW_EF_SEARCH, settings.SEARCH_CANDIDATES),
+        guard_model=settings.GUARD_MODEL if use_guard_model else "",
+        guard_fail_open=settings.GUARD_FAIL_OPEN,
     )

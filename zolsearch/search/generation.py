@@ -10,11 +10,15 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from core.providers.llm import chat_llm_get
 from core.text import sentences_split, terms_stem, text_normalise
 from ingestion.models import Chunk
+from taxonomy.selectors import DepartmentFact, RoutingFact
+from zolsearch.search.contract import Generator
+from zolsearch.search.messages import fact_templates
 
 MAX_SNIPPET_CHARS = 240
 _CITATION_MARK = re.compile(r"\s*\[\d+\]")
@@ -37,32 +41,63 @@ class Citation:
         return {"n": self.n, "title": self.title, "url": self.url, "snippet": self.snippet, "source": self.source}
 
 
+EXTRACTIVE_MODEL = "zolsearch-extractive/1"  # the extractive composer's name and version
+
+
 @dataclass
 class Draft:
-    """A composed answer before the gate; ``cited_chunk_ids`` feed the gate's context."""
+    """A composed answer before the gate; ``cited_chunk_ids`` feed the gate's context.
+    ``model``: the generator's model and version (``zolsearch-extractive/1``, the LLM's name)."""
 
     text: str
     citations: list[Citation]
     cited_chunk_ids: list[int]
-    generator: str
+    generator: Generator
+    model: str = ""
 
 
-def draft_pin(*, draft: Draft, facts: list) -> Draft:  # type: ignore[type-arg]
+def _department_line(department: DepartmentFact, t: dict[str, str]) -> str:
+    """'Cardiologie, Campus Noord, tel. …; artsen: …' for one department."""
+    parts = [department.name, *department.campuses]
+    if department.phone:
+        parts.append(t["phone"].format(phone=department.phone))
+    line = ", ".join(parts)
+    if department.doctors:
+        line += "; " + t["doctors"].format(names=", ".join(department.doctors))
+    return line
+
+
+def fact_sentence(*, fact: RoutingFact, language: str) -> str:
+    """One sentence phrasing a graph fact in ``language`` (Dutch for a language without its own
+    templates, :func:`zolsearch.search.messages.fact_templates`)."""
+    t = fact_templates(language)
+    if fact.kind == "doctor":
+        parts = [", ".join(d.name for d in fact.departments) or "—", *fact.campuses]
+        parts += [t["phone"].format(phone=d.phone) for d in fact.departments[:1] if d.phone]
+        return t["doctor"].format(doctor=fact.subject, places=", ".join(parts))
+    if fact.kind == "department":
+        return t["department"].format(places=_department_line(fact.departments[0], t))
+    places = "; ".join(_department_line(d, t) for d in fact.departments)
+    return t["condition"].format(topic=fact.subject.lower(), places=places)
+
+
+def draft_pin(*, draft: Draft, facts: Sequence[RoutingFact], language: str) -> Draft:
     """Place graph facts first, numbered [1]…[p], and renumber the draft's citations after them.
 
-    ``facts``: ``taxonomy.selectors.RoutingFact`` items. The pinned lines are not reranked or
-    filtered: the graph is the authority for routing. ``cited_chunk_ids`` stay those of the
-    documents, so the gate still measures the retrieved part against its own context.
+    The pinned lines (:func:`fact_sentence`) are not reranked or filtered: the graph is the
+    authority for routing. ``cited_chunk_ids`` stay those of the documents, so the gate still
+    measures the retrieved part against its own context.
     """
     if not facts:
         return draft
     p = len(facts)
+    source = fact_templates(language)["source"]
     pinned = [
         Citation(
             n=i + 1,
             title=f.title,
             url=f.url,
-            snippet=f.source_label,
+            snippet=source,
             external_id=f"taxonomy:{f.entity_ids[0]}",
             source="taxonomy",
         )
@@ -71,10 +106,14 @@ def draft_pin(*, draft: Draft, facts: list) -> Draft:  # type: ignore[type-arg]
     renumbered = re.sub(r"\[(\d+)\]", lambda m: f"[{int(m.group(1)) + p}]", draft.text)
     for citation in draft.citations:
         citation.n += p
-    lines = " ".join(f"{fact.text} [{i + 1}]" for i, fact in enumerate(facts))
+    lines = " ".join(f"{fact_sentence(fact=fact, language=language)} [{i + 1}]" for i, fact in enumerate(facts))
     text = f"{lines} {renumbered}".strip()
     return Draft(
-        text=text, citations=pinned + draft.citations, cited_chunk_ids=draft.cited_chunk_ids, generator=draft.generator
+        text=text,
+        citations=pinned + draft.citations,
+        cited_chunk_ids=draft.cited_chunk_ids,
+        generator=draft.generator,
+        model=draft.model,
     )
 
 
@@ -177,7 +216,13 @@ def answer_extractive(
         if chunk.id not in used_chunks:
             used_chunks.append(chunk.id)
     citations = _citations_used(by_chunk, used_chunks)
-    return Draft(text=" ".join(parts), citations=citations, cited_chunk_ids=used_chunks, generator="extractive")
+    return Draft(
+        text=" ".join(parts),
+        citations=citations,
+        cited_chunk_ids=used_chunks,
+        generator=Generator.EXTRACTIVE,
+        model=EXTRACTIVE_MODEL,
+    )
 
 
 def _names_in(sentence: str, names: frozenset[str]) -> bool:
@@ -220,4 +265,10 @@ def answer_llm(*, question: str, language: str, chunks: list[Chunk], model: str)
     )
     cited_numbers = {int(n) for n in re.findall(r"\[(\d+)\]", text)}
     used = [c.id for c in chunks if by_chunk[c.id].n in cited_numbers] or [c.id for c in chunks]
-    return Draft(text=text, citations=_citations_used(by_chunk, used), cited_chunk_ids=used, generator=f"llm:{model}")
+    return Draft(
+        text=text,
+        citations=_citations_used(by_chunk, used),
+        cited_chunk_ids=used,
+        generator=Generator.LLM,
+        model=model,
+    )

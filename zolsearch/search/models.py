@@ -6,6 +6,8 @@ import uuid
 
 from django.db import models
 
+from zolsearch.search.contract import Generator, Outcome, RedFlagCategory, RefusalReason
+
 
 class Answer(models.Model):
     """One answer served by the pipeline (API, search page or batch run).
@@ -13,15 +15,14 @@ class Answer(models.Model):
     ``chunk_scores``: list of ``{"chunk_id", "external_id", "rank", "rrf", "dense", "bm25"}``
     in final rank order. ``gate``: ``{"score", "context_alignment", "semantic_similarity",
     "threshold", "passed"}`` (cosines in [-1, 1]). ``timings_ms``: stage name → wall time in ms.
-    ``trace``: which retrievers ran (``lexical_backend``: ``paradedb`` or ``postgres_fts``), the
-    taxonomy facts pinned, and ``cited_chunk_ids`` (the chunks the answer's sentences come from:
-    the judge's context). ``channel``: who asked (API, batch, evaluation run).
+    ``trace``: an :class:`~zolsearch.search.contract.AnswerTrace` (versioned; read it through
+    :func:`zolsearch.search.selectors.answer_trace`). ``channel``: who asked (API, batch,
+    evaluation run). ``refusal_reason`` / ``red_flag_category``: set for outcomes ``refused`` /
+    ``red_flag``. Every answer is AI-generated (EU AI Act art. 50): ``generator`` and
+    ``generator_model`` say which system wrote it.
     """
 
-    class Outcome(models.TextChoices):
-        ANSWERED = "answered", "Answered"
-        GATE_REJECTED = "gate_rejected", "Rejected by the quality gate"
-        NO_RESULTS = "no_results", "No results"
+    Outcome = Outcome
 
     class Channel(models.TextChoices):
         API = "api", "Search API"
@@ -34,8 +35,11 @@ class Answer(models.Model):
     question = models.TextField()
     language = models.CharField(max_length=8)
     answer = models.TextField()
-    generator = models.CharField(max_length=64)
+    generator = models.CharField(max_length=64, choices=Generator.choices)
+    generator_model = models.CharField(max_length=128, blank=True)  # model and version, e.g. zolsearch-extractive/1
     outcome = models.CharField(max_length=16, choices=Outcome.choices)
+    refusal_reason = models.CharField(max_length=32, choices=RefusalReason.choices, blank=True)
+    red_flag_category = models.CharField(max_length=16, choices=RedFlagCategory.choices, blank=True)
     citations = models.JSONField(default=list, blank=True)
     chunk_scores = models.JSONField(default=list, blank=True)
     gate = models.JSONField(default=dict, blank=True)

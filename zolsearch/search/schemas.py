@@ -5,21 +5,26 @@ from __future__ import annotations
 from ninja import Schema
 from pydantic import Field, field_validator
 
+from zolsearch.search.contract import Generator, Outcome, RedFlagCategory, RefusalReason
 from zolsearch.search.pipeline import MAX_QUESTION_CHARS
 
 
 class SearchIn(Schema):
     """``POST /api/v1/search`` body."""
 
-    question: str = Field(description=f"The question, 1–{MAX_QUESTION_CHARS} characters.")
+    question: str = Field(
+        min_length=1, max_length=MAX_QUESTION_CHARS, description=f"The question, 1–{MAX_QUESTION_CHARS} characters."
+    )
     language: str | None = Field(default=None, description="ISO 639-1 code of the question; detected when absent.")
     conversation_id: str | None = Field(default=None, max_length=64)
     sources: list[str] = Field(default_factory=list, description="Only search these source keys (e.g. 'medquad').")
     document_languages: list[str] = Field(default_factory=list, description="Only search documents in these languages.")
 
-    @field_validator("question")
+    @field_validator("question", mode="before")
     @classmethod
-    def question_valid(cls, value: str) -> str:
+    def question_valid(cls, value: object) -> object:
+        if not isinstance(value, str):
+            return value  # pydantic reports the type error
         text = value.strip()
         if not text:
             raise ValueError("question is empty: type a question")
@@ -54,12 +59,31 @@ class GateOut(Schema):
     passed: bool
 
 
+class RedFlagOut(Schema):
+    category: RedFlagCategory = Field(
+        description="emergency (112), urgent (1733), poison (070 245 245), suicide (1813)"
+    )
+    number: str = Field(description="The Belgian number to call, e.g. '112'.")
+    message: str = Field(description="The routing message, in the answer's language.")
+
+
 class SearchOut(Schema):
     answer: str
     citations: list[CitationOut]
     gate: GateOut
-    generator: str
-    outcome: str = Field(description="answered, gate_rejected or no_results")
+    generator: Generator = Field(description="Who wrote the answer text.")
+    generator_model: str = Field(description="The generator's model and version, e.g. 'zolsearch-extractive/1'.")
+    ai_generated: bool = Field(default=True, description="Always true: the answer is composed by an AI system.")
+    disclosure: str = Field(
+        description="The standing AI disclosure line (EU AI Act art. 50), in the answer's language."
+    )
+    outcome: Outcome = Field(
+        description="answered; refused or red_flag (explicit refusals); gate_rejected or no_results (fallbacks)"
+    )
+    refusal_reason: RefusalReason | None = Field(
+        default=None, description="Why the question was refused (outcome refused)."
+    )
+    red_flag: RedFlagOut | None = Field(default=None, description="The route to a phone number (outcome red_flag).")
     language: str
     trace_id: str
     timings_ms: dict[str, float]

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 from django.db import connection, transaction
@@ -19,6 +20,10 @@ from django.db.models.functions import Cast
 from pgvector.django import CosineDistance, VectorField
 
 from ingestion.models import Chunk, ChunkEmbedding
+from zolsearch.search.contract import AnswerTrace, Intent, Outcome
+from zolsearch.search.generation import answer_plain, chunk_source_text
+from zolsearch.search.messages import emergency_notice
+from zolsearch.search.models import Answer
 
 BM25_INDEX_NAME = "chunk_bm25_idx"
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
@@ -172,3 +177,54 @@ def chunk_vectors(*, ids: Sequence[int], model_key: str) -> np.ndarray:
     )
     found = [np.asarray(rows[i], dtype=np.float32) for i in ids if i in rows]
     return np.vstack(found) if found else np.zeros((0, 0), dtype=np.float32)
+
+
+def answer_trace(*, answer: Answer) -> AnswerTrace:
+    """The stored trace of ``answer`` as an :class:`AnswerTrace`; traces written before
+    version 1 (facts stored as plain sentences) are read into the same shape."""
+    raw = dict(answer.trace or {})
+    taxonomy = dict(raw.get("taxonomy") or {})
+    facts = taxonomy.get("facts") or []
+    taxonomy["facts"] = [{"kind": "", "text": f} if isinstance(f, str) else f for f in facts]
+    if taxonomy.get("intent") == "condition":  # before version 1
+        taxonomy["intent"] = Intent.CONDITION_OR_SYMPTOM
+    raw["taxonomy"] = taxonomy
+    raw.setdefault("version", 0)
+    return AnswerTrace.model_validate(raw)
+
+
+@dataclass(frozen=True)
+class AnswerMaterial:
+    """What a judge or reviewer reads of a stored answer: ``text`` (the served answer, or the
+    draft the gate or output guard refused) without citation marks and without the pinned graph
+    lines (those are ``facts``), and ``context``: the source text of the chunks it was written
+    from, in citation order."""
+
+    question: str
+    text: str
+    context: tuple[str, ...]
+    facts: tuple[str, ...]
+
+
+def answer_material(*, answer: Answer) -> AnswerMaterial | None:
+    """The judgeable material of ``answer``, or ``None`` when nothing was drafted from the
+    retrieved text (no results, a red flag, a refusal before generation). One query."""
+    trace = answer_trace(answer=answer)
+    if answer.outcome == Outcome.ANSWERED:
+        text = answer.answer
+    elif trace.rejected_answer:
+        text = trace.rejected_answer
+    else:
+        return None
+    facts = tuple(f.text for f in trace.taxonomy.facts if f.text)
+    plain = answer_plain(text)
+    for fact in facts:
+        plain = plain.replace(fact, " ")
+    plain = " ".join(plain.split())
+    if answer.outcome == Outcome.ANSWERED and plain:
+        plain = plain.removeprefix(emergency_notice(answer.language)).strip()
+    chunks = {c.id: c for c in Chunk.objects.filter(id__in=trace.cited_chunk_ids).select_related("document")}
+    context = tuple(chunk_source_text(chunks[i]) for i in trace.cited_chunk_ids if i in chunks)
+    if not plain and not facts:
+        return None
+    return AnswerMaterial(question=answer.question, text=plain or answer_plain(text), context=context, facts=facts)

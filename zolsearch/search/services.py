@@ -10,6 +10,7 @@ from django.db import transaction
 from django.dispatch import Signal
 
 from zolsearch.search.config import PipelineConfig, pipeline_config_default
+from zolsearch.search.contract import Outcome
 from zolsearch.search.metrics import search_observe
 from zolsearch.search.models import Answer
 from zolsearch.search.pipeline import SearchRequest, SearchState, pipeline_run
@@ -38,14 +39,8 @@ def _chunk_scores(state: SearchState) -> list[dict[str, object]]:
 
 def answer_record(*, state: SearchState, channel: str = Answer.Channel.API) -> Answer:
     """Store the served answer of ``state`` and announce it after commit (``answer_stored``)."""
-    answered = state.outcome == Answer.Outcome.ANSWERED
-    draft = state.draft
-    trace = dict(state.trace)
-    if draft is not None:
-        trace["cited_chunk_ids"] = list(draft.cited_chunk_ids)
-        if not answered:
-            trace["draft_citations"] = [c.public() for c in draft.citations]
     gate = state.gate.as_dict() if state.gate else {}
+    answered = state.outcome == Outcome.ANSWERED
     answer = Answer(
         trace_id=state.trace_id,
         channel=channel,
@@ -53,17 +48,18 @@ def answer_record(*, state: SearchState, channel: str = Answer.Channel.API) -> A
         question=state.request.question,
         language=state.language,
         answer=state.answer,
-        generator=draft.generator if draft else "fallback",
+        generator=state.generator,
+        generator_model=state.generator_model,
         outcome=state.outcome,
-        citations=[c.public() for c in draft.citations]
-        if draft and answered
-        else list(trace.get("fallback_citations", [])),
+        refusal_reason=state.refusal or "" if state.outcome == Outcome.REFUSED else "",
+        red_flag_category=state.red_flag.category if state.red_flag and state.outcome == Outcome.RED_FLAG else "",
+        citations=[c.public() for c in state.citations],
         chunk_scores=_chunk_scores(state),
         gate=gate,
         gate_passed=bool(gate.get("passed", not state.config.gate_enabled)) and answered,
         gate_score=gate.get("score"),
         timings_ms=state.timings_ms,
-        trace=trace,
+        trace=state.trace.model_dump(mode="json"),
         embedding_model=state.provider.key,
         config=state.config.as_dict(),
         config_hash=state.config.hash,

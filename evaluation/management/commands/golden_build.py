@@ -23,7 +23,7 @@ from evaluation.golden import builders
 from evaluation.golden.io import GoldenItem, golden_jsonl_write
 from ingestion.connectors import ConnectorError
 
-KINDS = ("medquad", "rivm", "medsafetybench", "sample-hospital", "ci")
+KINDS = ("medquad", "rivm", "medsafetybench", "sample-hospital", "red-flags", "ci")
 NEEDS_SOURCE = {"medquad", "rivm", "medsafetybench"}
 TAKES_LIMIT = {"medquad", "medsafetybench"}
 
@@ -31,7 +31,8 @@ TAKES_LIMIT = {"medquad", "medsafetybench"}
 class Command(BaseCommand):
     help = (
         "Build a golden question set as JSONL: medquad (--split dev|heldout), rivm, medsafetybench "
-        "(--limit per category), sample-hospital (invented SAMPLE data) or ci (the regression set)."
+        "(--limit per category), sample-hospital (invented SAMPLE data), red-flags (data/safety) or ci "
+        "(the regression set)."
     )
     requires_system_checks: list[str] = []  # no checks: some touch the database, which this never needs
 
@@ -82,6 +83,8 @@ class Command(BaseCommand):
             if value is not None:
                 raise CommandError("sample-hospital takes no --source (its questions are written in the code)")
             return None
+        if value is None and kind == "red-flags":
+            return Path(settings.BASE_DIR) / "data" / "safety" / "red-flags.jsonl"
         if value is None:
             if kind in NEEDS_SOURCE:
                 raise CommandError(f"{kind} needs --source PATH")
@@ -102,4 +105,6 @@ class Command(BaseCommand):
             return builders.rivm_golden(path=source)
         if kind == "medsafetybench":
             return builders.medsafetybench_golden(path=source, limit_per_category=limit, seed=seed)
+        if kind == "red-flags":
+            return builders.red_flags_golden(path=source)
         return builders.ci_golden(slice_path=source)

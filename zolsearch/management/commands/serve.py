@@ -22,6 +22,7 @@ from django.core.management.base import BaseCommand, CommandParser
 from core.language import language_detect
 from core.observability import metrics_dir_reset
 from core.providers.embeddings import embedding_provider_get
+from zolsearch.search.safety.guard import guard_classifier_get
 
 
 class Command(BaseCommand):
@@ -35,8 +36,10 @@ class Command(BaseCommand):
         metrics_dir_reset()  # a new run's counters start from zero (before the worker writes any)
         call_command("demo_setup", stdout=self.stdout, verbosity=int(options["verbosity"]))  # type: ignore[call-overload]
         self._admin_login()
-        embedding_provider_get().embed_query("warm-up")  # load the models before the first request
+        provider = embedding_provider_get()
+        provider.embed_query("warm-up")  # load the models before the first request
         language_detect("warm-up", default="nl")
+        guard_classifier_get(provider)  # train the offline input guard (about a second)
 
         worker = None
         if not options["no_worker"]:

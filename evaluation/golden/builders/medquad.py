@@ -1,0 +1,114 @@
+"""Golden set builder: medquad (see the package docstring for sources and licences)."""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Sequence
+from pathlib import Path
+
+from evaluation.golden.builders.common import HELDOUT_PERCENT, SPLITS, _hash_int
+from evaluation.golden.io import GoldenItem
+from ingestion.connectors.base import DocumentRecord
+from ingestion.connectors.medquad import MedQuADConnector
+
+# --- MedQuAD -----------------------------------------------------------------------------------
+
+
+def medquad_split_of(*, source: str, document_id: str) -> str:
+    """``"heldout"`` for :data:`HELDOUT_PERCENT` % of MedQuAD documents, ``"dev"`` for the rest.
+
+    Decided by the SHA-256 of ``"<source>:<document id>"`` alone (no seed), so every QA pair of
+    a document lands on the same side and the split never moves when sets are rebuilt.
+    """
+    return "heldout" if _hash_int(f"{source}:{document_id}") % 100 < HELDOUT_PERCENT else "dev"
+
+
+def _medquad_records(path: Path) -> list[DocumentRecord]:
+    """Every answered QA pair under ``path`` as read by the ingestion connector, file order."""
+    connector = MedQuADConnector()
+    return [r for unit in connector.units(path) for r in connector.records(unit) if isinstance(r, DocumentRecord)]
+
+
+def _spread_sample(
+    items: Sequence[GoldenItem], *, strata: Sequence[tuple[str, str]], limit: int, seed: int
+) -> set[str]:
+    """qids of ``limit`` items spread over first-level strata (e.g. sources) and, within each,
+    over second-level strata (e.g. qtypes): round-robin at both levels, items in each cell in
+    seeded-hash order. A larger ``limit`` with the same seed gives a superset."""
+    cells: dict[str, dict[str, list[GoldenItem]]] = defaultdict(lambda: defaultdict(list))
+    for item, (outer, inner) in zip(items, strata, strict=True):
+        cells[outer][inner].append(item)
+
+    def seeded(key: str) -> int:
+        return _hash_int(f"{seed}:{key}")
+
+    per_outer: dict[str, list[GoldenItem]] = {}
+    for outer, inners in cells.items():
+        queues = [sorted(inners[k], key=lambda i: seeded(i.qid)) for k in sorted(inners, key=seeded)]
+        per_outer[outer] = _round_robin(queues)
+    ordered = _round_robin([per_outer[k] for k in sorted(per_outer, key=seeded)])
+    return {item.qid for item in ordered[:limit]}
+
+
+def _round_robin(queues: Sequence[Sequence[GoldenItem]]) -> list[GoldenItem]:
+    out: list[GoldenItem] = []
+    for position in range(max((len(q) for q in queues), default=0)):
+        out.extend(q[position] for q in queues if position < len(q))
+    return out
+
+
+def medquad_golden(*, path: Path, split: str, limit: int | None, seed: int) -> list[GoldenItem]:
+    """Golden questions from MedQuAD XML: one per answered QA pair of the requested split.
+
+    Source: MedQuAD (Ben Abacha & Demner-Fushman, 2019), CC BY 4.0; ``path`` is a MedQuAD folder
+    (``1_CancerGov_QA`` …) or the bundled ``data/medquad-slice``, read with the ingestion
+    :class:`~ingestion.connectors.medquad.MedQuADConnector`. Per item: ``qid`` =
+    ``medquad:<source>:<document id>:<pid>`` (the indexed document's ``external_id``), the
+    question text, ``expected_urls`` = that document's url, ``expected_entities`` = the Focus,
+    ``synonyms`` = ``{focus: FocusAnnotations synonyms}``, ``category`` = the qtype, language
+    ``en``, tags ``[split, "source:<source>"]``. Pairs with an empty answer are not indexed and
+    are skipped. An identity that occurs in more than one file (CancerGov reuses the document id
+    ``0000013_2`` in seven files with different questions; ingestion keeps the last) is skipped
+    because the indexed document it names is ambiguous.
+
+    ``split``: ``"dev"`` or ``"heldout"`` (:func:`medquad_split_of`, by document). ``limit``:
+    at most this many items, a seed-stable sample spread round-robin over sources and, within a
+    source, over qtypes; ``None`` keeps all. Items keep the files' order. Raises ``ValueError``
+    for an unknown split or a ``limit`` below 1, and the connector's ``ConnectorError`` when
+    ``path`` is not a folder.
+    """
+    if split not in SPLITS:
+        raise ValueError(f"split must be one of {', '.join(SPLITS)}, not {split!r}")
+    if limit is not None and limit < 1:
+        raise ValueError("limit must be at least 1")
+    records = _medquad_records(path)
+    files_per_id = Counter(r.external_id for r in records)
+    items: list[GoldenItem] = []
+    strata: list[tuple[str, str]] = []
+    for record in records:
+        meta = record.metadata
+        source, document_id = meta["source"], meta["document_id"]
+        if files_per_id[record.external_id] > 1 or not record.questions:
+            continue
+        if medquad_split_of(source=source, document_id=document_id) != split:
+            continue
+        focus = meta["focus"]
+        synonyms = list(dict.fromkeys(s for s in meta["synonyms"] if s.casefold() != focus.casefold()))
+        items.append(
+            GoldenItem(
+                qid=record.external_id,
+                question=record.questions[0],
+                language="en",
+                category=meta["qtype"] or "general",
+                expected_entities=(focus,) if focus else (),
+                synonyms={focus: synonyms} if focus and synonyms else {},
+                expected_urls=(record.url,) if record.url else (),
+                tags=(split, f"source:{source}"),
+                notes=f"MedQuAD {meta['subset']}, question {meta['qid']}",
+            )
+        )
+        strata.append((source, meta["qtype"]))
+    if limit is not None and limit < len(items):
+        keep = _spread_sample(items, strata=strata, limit=limit, seed=seed)
+        items = [item for item in items if item.qid in keep]
+    return items

@@ -1,0 +1,158 @@
+"""The pipeline's contract: the enums every layer above shares, and the versioned answer trace.
+
+The enums are Django ``TextChoices`` (``str`` enums with labels), so the same values serve the
+pipeline, the ``Answer`` model's choices and admin filters, the API schemas and the evaluation
+metrics. :class:`AnswerTrace` is what the pipeline stores in ``Answer.trace``; readers go through
+:func:`zolsearch.search.selectors.answer_trace`, never through JSON keys.
+"""
+
+from __future__ import annotations
+
+from django.db import models
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class Outcome(models.TextChoices):
+    """How a request ended. Only ``refused`` and ``red_flag`` are explicit refusals; a gate
+    rejection or no result is a fallback (an honest "I don't know, here is who can help")."""
+
+    ANSWERED = "answered", "Answered"
+    GATE_REJECTED = "gate_rejected", "Fallback: rejected by the quality gate"
+    NO_RESULTS = "no_results", "Fallback: no results"
+    REFUSED = "refused", "Refused (guard)"
+    RED_FLAG = "red_flag", "Red flag: routed to an emergency or help line"
+
+
+EXPLICIT_REFUSALS = frozenset({Outcome.REFUSED, Outcome.RED_FLAG})
+FALLBACKS = frozenset({Outcome.GATE_REJECTED, Outcome.NO_RESULTS})
+
+
+class Intent(models.TextChoices):
+    """What the question wants (design step 2)."""
+
+    DOCTOR_LOOKUP = "doctor_lookup", "Doctor lookup"
+    DEPARTMENT_SEARCH = "department_search", "Department search"
+    CONDITION_OR_SYMPTOM = "condition_or_symptom", "Condition or symptom"
+    TREATMENT = "treatment", "Treatment"
+    PRACTICAL_INFO = "practical_info", "Practical information"
+    COMPLAINT = "complaint", "Complaint"
+    GENERAL = "general", "General"
+    MEDICAL_ADVICE_REQUEST = "medical_advice_request", "Individual medical advice request"
+
+
+class Generator(models.TextChoices):
+    """Who wrote the answer text."""
+
+    EXTRACTIVE = "extractive", "Extractive (copied sentences)"
+    LLM = "llm", "LLM"
+    TAXONOMY = "taxonomy", "Hospital graph (taxonomy)"
+    FALLBACK = "fallback", "Fallback message"
+    REFUSAL = "refusal", "Refusal message"
+    RED_FLAG = "red_flag", "Red-flag routing message"
+
+
+class RefusalReason(models.TextChoices):
+    """Why a request was refused explicitly (``Outcome.REFUSED``)."""
+
+    MEDICAL_ADVICE = "medical_advice", "Individual medical advice"
+    HARMFUL = "harmful", "Harmful medical request"
+    OUT_OF_SCOPE = "out_of_scope", "Outside the search's purpose"
+    PROMPT_INJECTION = "prompt_injection", "Prompt injection"
+    UNSAFE_OUTPUT = "unsafe_output", "Draft addressed the asker with a dose or diagnosis"
+    GUARD_UNAVAILABLE = "guard_unavailable", "Safety model unavailable (fail-closed)"
+
+
+class RedFlagCategory(models.TextChoices):
+    """Red-flag routes and their Belgian numbers (:data:`RED_FLAG_NUMBERS`)."""
+
+    EMERGENCY = "emergency", "Emergency (112)"
+    URGENT = "urgent", "Urgent, out of hours (1733)"
+    POISON = "poison", "Poisoning (Antigifcentrum 070 245 245)"
+    SUICIDE = "suicide", "Suicidal thoughts or self-harm (1813)"
+
+
+# Belgian numbers (facts, not style): 112 emergency; 1733 huisarts van wacht / wachtpost;
+# 070 245 245 Antigifcentrum; 1813 Zelfmoordlijn (106 Tele-Onthaal to talk).
+RED_FLAG_NUMBERS: dict[str, str] = {
+    RedFlagCategory.EMERGENCY: "112",
+    RedFlagCategory.URGENT: "1733",
+    RedFlagCategory.POISON: "070 245 245",
+    RedFlagCategory.SUICIDE: "1813",
+}
+TELE_ONTHAAL = "106"
+
+TRACE_VERSION = 1
+
+
+class _Trace(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+
+class EntityTrace(_Trace):
+    slug: str
+    type: str
+    trail: list[dict[str, object]] = Field(default_factory=list)
+
+
+class FactTrace(_Trace):
+    """One pinned graph fact: its structure and the sentence generation wrote from it."""
+
+    kind: str  # doctor | condition | treatment | department
+    entity_ids: list[int] = Field(default_factory=list)
+    title: str = ""
+    url: str = ""
+    text: str = ""
+
+
+class TaxonomyTrace(_Trace):
+    intent: Intent = Intent.GENERAL
+    routing_question: bool = False
+    entities: list[EntityTrace] = Field(default_factory=list)
+    facts: list[FactTrace] = Field(default_factory=list)
+
+
+class GuardTrace(_Trace):
+    """What a guard decided: ``label`` (allowed or a :class:`RefusalReason`), the classifier's
+    probabilities (label → [0, 1]), the rule that fired, the backend (``offline`` or
+    ``llm:<model>``) and, when an endpoint failed, its error."""
+
+    stage: str  # input_guard | output_guard
+    label: str = "allowed"
+    probabilities: dict[str, float] = Field(default_factory=dict)
+    rule: str = ""
+    backend: str = "offline"
+    error: str = ""
+
+
+class RedFlagTrace(_Trace):
+    category: RedFlagCategory
+    number: str
+    rule: str = ""
+    notice_only: bool = False  # an informational question about an emergency condition
+
+
+class AnswerTrace(_Trace):
+    """Version :data:`TRACE_VERSION` of ``Answer.trace``.
+
+    - ``cited_chunk_ids``: the chunks the (served or rejected) draft's sentences come from: the
+      gate's and the judge's context.
+    - ``rejected_answer``: the draft the gate (or the output guard) refused, kept for review.
+    - ``draft_citations`` / ``fallback_citations``: ``{n, title, url, snippet, source}`` of the
+      refused draft and of the graph facts leading a fallback.
+    - ``stop_stage`` / ``stop_reason``: which stage ended the run early, and why.
+    """
+
+    version: int = TRACE_VERSION
+    taxonomy: TaxonomyTrace = Field(default_factory=TaxonomyTrace)
+    lexical_backend: str = ""
+    cited_chunk_ids: list[int] = Field(default_factory=list)
+    rejected_answer: str = ""
+    draft_citations: list[dict[str, object]] = Field(default_factory=list)
+    fallback_citations: list[dict[str, object]] = Field(default_factory=list)
+    graph_excluded_departments: list[str] = Field(default_factory=list)
+    graph_answer: str = ""
+    llm_error: str = ""
+    stop_stage: str = ""
+    stop_reason: str = ""
+    guards: list[GuardTrace] = Field(default_factory=list)
+    red_flag: RedFlagTrace | None = None

@@ -1,0 +1,61 @@
+"""Generation: extractive composition with numbered citations, or an LLM when configured
+(design step 8); the graph's facts are pinned first."""
+
+from __future__ import annotations
+
+import logging
+
+from core.providers.llm import LLMUnavailable
+from taxonomy.selectors import department_names_except
+from zolsearch.search.contract import Outcome
+from zolsearch.search.generation import answer_extractive, answer_llm, draft_pin
+from zolsearch.search.stages.base import SearchState, Stage, StopPipeline
+
+logger = logging.getLogger(__name__)
+
+
+class GenerationStage(Stage):
+    """Extractive answer, or the LLM when configured (falling back to extractive on failure)."""
+
+    name = "generate"
+    reads = frozenset({"request", "language", "config", "fused", "chunks", "pinned"})
+    adds = frozenset({"draft", "documents_text"})
+
+    def run(self, state: SearchState) -> None:
+        top = [state.chunks[i] for i, _ in state.fused[: state.config.answer_chunks] if i in state.chunks]
+        if state.config.generator == "llm" and state.config.llm_model:
+            try:
+                state.draft = answer_llm(
+                    question=state.request.question, language=state.language, chunks=top, model=state.config.llm_model
+                )
+                self._pin(state)
+                return
+            except LLMUnavailable as exc:
+                logger.warning("LLM generation failed, falling back to extractive: %s", exc)
+                state.trace.llm_error = str(exc)
+        state.draft = answer_extractive(
+            question=state.request.question,
+            language=state.language,
+            chunks=top,
+            max_sentences=state.config.answer_max_sentences,
+            exclude_names=self._other_departments(state),
+        )
+        if not state.draft.text:
+            raise StopPipeline(Outcome.NO_RESULTS, "the passages found contain no usable sentence")
+        self._pin(state)
+
+    @staticmethod
+    def _other_departments(state: SearchState) -> frozenset[str]:
+        """Normalised names of departments the graph does not route this question to."""
+        if not state.pinned:
+            return frozenset()
+        routed = {i for fact in state.pinned for i in fact.entity_ids}
+        names = department_names_except(entity_ids=routed)
+        state.trace.graph_excluded_departments = sorted(names)
+        return names
+
+    @staticmethod
+    def _pin(state: SearchState) -> None:
+        assert state.draft is not None
+        state.documents_text = state.draft.text
+        state.draft = draft_pin(draft=state.draft, facts=state.pinned, language=state.language)

@@ -1,0 +1,40 @@
+"""The fast quality gate stage (design step 9)."""
+
+from __future__ import annotations
+
+from zolsearch.search import selectors
+from zolsearch.search.contract import Outcome
+from zolsearch.search.gate import gate_score
+from zolsearch.search.generation import answer_plain
+from zolsearch.search.stages.base import SearchState, Stage, StopPipeline
+
+
+class GateStage(Stage):
+    """Fast quality gate: 0.7·cos(answer, context) + 0.3·cos(question, answer) ≥ threshold.
+
+    Context vector: the mean of the stored vectors of the chunks the answer cites (computed at
+    ingestion, so the gate embeds only the answer). Scores the retrieved part of the draft (the
+    text before graph facts were pinned).
+    """
+
+    name = "gate"
+    reads = frozenset({"draft", "documents_text", "query_vector", "provider", "config"})
+    adds = frozenset({"gate"})
+
+    def applies(self, state: SearchState) -> bool:
+        return state.config.gate_enabled
+
+    def run(self, state: SearchState) -> None:
+        assert state.draft is not None and state.query_vector is not None
+        answer_vector = state.provider.embed_passages([answer_plain(state.documents_text or state.draft.text)])[0]
+        stored = selectors.chunk_vectors(ids=state.draft.cited_chunk_ids, model_key=state.provider.key)
+        context_vector = stored.mean(axis=0) if len(stored) else answer_vector * 0
+        state.gate = gate_score(
+            answer=answer_vector,
+            context=context_vector,
+            question=state.query_vector,
+            threshold=state.config.gate_threshold,
+        )
+        if not state.gate.passed:
+            state.trace.rejected_answer = state.draft.text
+            raise StopPipeline(Outcome.GATE_REJECTED, "the answer did not pass the quality gate")

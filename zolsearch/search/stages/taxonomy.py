@@ -1,0 +1,70 @@
+"""Taxonomy resolution: the hospital graph's routing facts, pinned first (design step 3)."""
+
+from __future__ import annotations
+
+import re
+
+from taxonomy.resolver import text_resolve
+from taxonomy.selectors import RoutingFact, routing_facts
+from zolsearch.search.contract import EntityTrace, FactTrace, Intent, TaxonomyTrace
+from zolsearch.search.generation import fact_sentence
+from zolsearch.search.stages.base import SearchState, Stage
+
+# Words that ask where to go or who treats, in the languages of the region. A question with one
+# of them, or a doctor lookup / department search, is a routing question: the graph answers it.
+_ROUTING_CUES = re.compile(
+    r"\b(waar|welke (dienst|afdeling|arts|dokter|campus|specialist)|bij wie|terecht|heen|wie behandelt"
+    r"|where|which (department|doctor|clinic|ward|campus|specialist)|who treats|go to"
+    r"|où|quel service|quelle clinique|nerede|hangi (bölüm|doktor)|unde|ce secție|la ce)\b",
+    re.IGNORECASE,
+)
+
+
+def routing_question(*, question: str, intent: Intent) -> bool:
+    """Whether the graph alone answers ``question``: a doctor lookup or department search, or a
+    question with a routing cue ("waar", "welke dienst", "where", "which department", …)."""
+    return intent in (Intent.DOCTOR_LOOKUP, Intent.DEPARTMENT_SEARCH) or bool(_ROUTING_CUES.search(question))
+
+
+def facts_intent(facts: list[RoutingFact]) -> Intent:
+    """The intent the graph's facts imply: a doctor fact → doctor lookup; condition facts →
+    condition or symptom (treatment when every one is a treatment); department facts →
+    department search; no fact → general."""
+    kinds = {f.kind for f in facts}
+    if "doctor" in kinds:
+        return Intent.DOCTOR_LOOKUP
+    if kinds & {"condition", "treatment"}:
+        return Intent.TREATMENT if kinds & {"condition", "treatment"} == {"treatment"} else Intent.CONDITION_OR_SYMPTOM
+    if "department" in kinds:
+        return Intent.DEPARTMENT_SEARCH
+    return Intent.GENERAL
+
+
+class TaxonomyStage(Stage):
+    """Resolve the question against the hospital graph (aliases → SNOMED → IS_A → finding site)
+    and keep the routing facts to pin first in the answer."""
+
+    name = "taxonomy"
+    reads = frozenset({"request", "language"})
+    adds = frozenset({"intent", "pinned", "routing"})
+
+    def run(self, state: SearchState) -> None:
+        resolution = text_resolve(text=state.request.question, language=state.language, with_terms=False)
+        state.pinned = routing_facts(resolution=resolution, language=state.language)
+        state.intent = facts_intent(state.pinned)
+        state.routing = bool(state.pinned) and routing_question(question=state.request.question, intent=state.intent)
+        state.trace.taxonomy = TaxonomyTrace(
+            intent=state.intent,
+            routing_question=state.routing,
+            entities=[EntityTrace(slug=r.entity.slug, type=r.entity.type, trail=r.trail) for r in resolution.entities],
+            facts=[
+                FactTrace(
+                    kind=f.kind,
+                    entity_ids=list(f.entity_ids),
+                    title=f.title,
+                    url=f.url,
+                    text=fact_sentence(fact=f, language=state.language),
+                )
+                for f in state.pinned
+            ],
+        )
