@@ -22,7 +22,7 @@ test: $(STAMP)
 	$(PY) -m pytest
 
 lint: $(STAMP)
-	$(PY) -m ruff check . && $(PY) -m ruff format --check . && $(VENV)/bin/lint-imports
+	$(PY) -m ruff check . && $(PY) -m ruff format --check . && $(VENV)/bin/lint-imports && $(PY) -m mypy
 
 # The regression gate CI runs: the committed golden set over the bundled slice, on a database
 # folder of its own, against the committed baseline (exit 1 on a regression).

@@ -83,13 +83,13 @@ class GoldenQuestionInline(admin.TabularInline):
     def _editable(self, obj: GoldenSet | None) -> bool:
         return obj is not None and not obj.frozen
 
-    def has_add_permission(self, request: HttpRequest, obj: GoldenSet | None = None) -> bool:  # type: ignore[override]
+    def has_add_permission(self, request: HttpRequest, obj: GoldenSet | None = None) -> bool:
         return self._editable(obj) and super().has_add_permission(request, obj)
 
-    def has_change_permission(self, request: HttpRequest, obj: GoldenSet | None = None) -> bool:  # type: ignore[override]
+    def has_change_permission(self, request: HttpRequest, obj: GoldenSet | None = None) -> bool:
         return self._editable(obj) and super().has_change_permission(request, obj)
 
-    def has_delete_permission(self, request: HttpRequest, obj: GoldenSet | None = None) -> bool:  # type: ignore[override]
+    def has_delete_permission(self, request: HttpRequest, obj: GoldenSet | None = None) -> bool:
         return self._editable(obj) and super().has_delete_permission(request, obj)
 
     def has_view_permission(self, request: HttpRequest, obj: object = None) -> bool:
@@ -116,7 +116,7 @@ class GoldenSetAdmin(admin.ModelAdmin):
     def get_queryset(self, request: HttpRequest) -> QuerySet[GoldenSet]:
         return super().get_queryset(request).annotate(run_total=Count("runs"))
 
-    def get_readonly_fields(self, request: HttpRequest, obj: GoldenSet | None = None):  # type: ignore[no-untyped-def]
+    def get_readonly_fields(self, request: HttpRequest, obj: GoldenSet | None = None):
         computed = ("version", "frozen", "content_hash", "question_count", "created_at", "updated_at")
         if obj is None:
             return computed
@@ -174,7 +174,7 @@ class GoldenSetAdmin(admin.ModelAdmin):
         golden_jsonl_write(golden_set_items(golden_set=golden_set), response)  # type: ignore[arg-type]
         return response
 
-    def get_urls(self):  # type: ignore[no-untyped-def]
+    def get_urls(self):
         extra = [
             path(
                 "import/",
@@ -191,7 +191,7 @@ class GoldenSetAdmin(admin.ModelAdmin):
             upload = form.cleaned_data["file"]
             try:
                 text = upload.read().decode("utf-8")
-                items = golden_jsonl_read(text.splitlines(keepends=True), name=upload.name)  # type: ignore[arg-type]
+                items = golden_jsonl_read(text.splitlines(keepends=True), name=upload.name)
                 golden_set, action = golden_set_import(
                     name=form.cleaned_data["name"],
                     items=items,
@@ -217,7 +217,7 @@ class GoldenSetAdmin(admin.ModelAdmin):
 
     def changeform_view(
         self, request: HttpRequest, object_id: str | None = None, form_url: str = "", extra_context=None
-    ):  # type: ignore[no-untyped-def]
+    ):
         try:
             return super().changeform_view(request, object_id, form_url, extra_context)
         except GoldenSetFrozen as exc:
@@ -295,7 +295,7 @@ class EvaluationRunAdmin(ReadOnlyAdmin):
             return
         self.message_user(request, f"Queued run(s) {', '.join(str(r.pk) for r in runs)}.")
 
-    def get_urls(self):  # type: ignore[no-untyped-def]
+    def get_urls(self):
         extra = [
             path(
                 "compare/<int:left>/<int:right>/",
@@ -305,7 +305,7 @@ class EvaluationRunAdmin(ReadOnlyAdmin):
         ]
         return extra + super().get_urls()
 
-    def change_view(self, request: HttpRequest, object_id: str, form_url: str = "", extra_context=None):  # type: ignore[no-untyped-def]
+    def change_view(self, request: HttpRequest, object_id: str, form_url: str = "", extra_context=None):
         """The run page: headline metrics with CIs, per-category and per-language tables, a bar
         chart per category, and the per-question list (``?verdict=pass|fail``)."""
         if not self.has_view_permission(request):
@@ -400,7 +400,8 @@ class RunListFilter(admin.SimpleListFilter):
         return [(str(r.pk), f"{r.pk}: {r.golden_set} {r.label}".strip()) for r in runs]
 
     def queryset(self, request: HttpRequest, queryset: QuerySet[EvaluationResult]) -> QuerySet[EvaluationResult]:
-        return queryset.filter(run_id=self.value()) if self.value() else queryset
+        value = self.value()
+        return queryset.filter(run_id=int(value)) if value and value.isdigit() else queryset
 
 
 @admin.register(EvaluationResult)

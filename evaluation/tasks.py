@@ -25,7 +25,7 @@ logger = logging.getLogger(__name__)
     soft_time_limit=300,
     time_limit=360,
 )
-def answer_judge_task(self, answer_id: int) -> str:  # type: ignore[no-untyped-def]
+def answer_judge_task(self, answer_id: int) -> str:
     """Judge answer ``answer_id`` in the background (sampling, budget and cache applied).
 
     Returns the judgement's status, or ``"gone"`` when the answer was deleted. A judge that is
@@ -37,7 +37,7 @@ def answer_judge_task(self, answer_id: int) -> str:  # type: ignore[no-untyped-d
 
 
 @shared_task(bind=True, acks_late=True, reject_on_worker_lost=False)
-def evaluation_run_task(self, run_id: int) -> str:  # type: ignore[no-untyped-def]
+def evaluation_run_task(self, run_id: int) -> str:
     """Execute evaluation run ``run_id``; quietly returns if it is gone or already claimed.
 
     A redelivered message for a run still RUNNING means its worker died: the run is marked

@@ -6,6 +6,7 @@ Ingested rows are read-only: they change by re-ingesting, never by hand.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from django import forms
 from django.contrib import admin
@@ -150,18 +151,18 @@ class IngestionRunAdmin(admin.ModelAdmin):
         "finished_at",
     )
 
-    def get_form(self, request: HttpRequest, obj: IngestionRun | None = None, **kwargs: object):  # type: ignore[no-untyped-def]
+    def get_form(self, request: HttpRequest, obj: IngestionRun | None = None, change: bool = False, **kwargs: Any):
         if obj is None:
             kwargs["form"] = IngestionRunForm
             kwargs["fields"] = ("connector", "path", "limit", "subsets")
-        return super().get_form(request, obj, **kwargs)
+        return super().get_form(request, obj, change=change, **kwargs)
 
-    def get_fields(self, request: HttpRequest, obj: IngestionRun | None = None):  # type: ignore[no-untyped-def]
+    def get_fields(self, request: HttpRequest, obj: IngestionRun | None = None):
         if obj is None:
             return ("connector", "path", "limit", "subsets")
         return ("connector", "path", "options", *self.readonly_fields)
 
-    def get_readonly_fields(self, request: HttpRequest, obj: IngestionRun | None = None):  # type: ignore[no-untyped-def]
+    def get_readonly_fields(self, request: HttpRequest, obj: IngestionRun | None = None):
         return ("connector", "path", "options", *self.readonly_fields) if obj else ()
 
     actions = ["rerun"]

@@ -9,7 +9,9 @@ import time
 import traceback
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
 from django.conf import settings
@@ -103,8 +105,8 @@ def embedding_index_ensure(*, model_key: str, dimensions: int) -> str:
     return name
 
 
-def _embed(provider: EmbeddingProvider, texts: list[str]) -> list:
-    vectors = []
+def _embed(provider: EmbeddingProvider, texts: list[str]) -> list[Any]:
+    vectors: list[Any] = []
     size = max(1, settings.EMBEDDING_BATCH_SIZE)
     for start in range(0, len(texts), size):
         vectors.extend(provider.embed_passages(texts[start : start + size]))
@@ -383,6 +385,6 @@ def ingestion_run_relaunch(*, run_ids: Sequence[int]) -> list[IngestionRun]:
                 subsets=old.options.get("subsets") or (),
                 source_key=old.options.get("source_key") or "",
             )
-            transaction.on_commit(lambda run_id=run.id: ingestion_run_task.delay(run_id))
+            transaction.on_commit(partial(ingestion_run_task.delay, run.id))
             new_runs.append(run)
     return new_runs

@@ -13,7 +13,7 @@ logger = logging.getLogger(__name__)
 
 
 @shared_task(bind=True, acks_late=True, reject_on_worker_lost=False)
-def ingestion_run_task(self, run_id: int) -> str:  # type: ignore[no-untyped-def]
+def ingestion_run_task(self, run_id: int) -> str:
     """Execute ingestion run ``run_id``; quietly returns if it is gone or already done.
 
     A redelivered message for a run still marked RUNNING means the worker that had it died

@@ -96,7 +96,7 @@ class EntityAdmin(admin.ModelAdmin):
         message instead of a server error."""
         try:
             with transaction.atomic():
-                super().save_formset(request, form, formset, change)  # type: ignore[arg-type]
+                super().save_formset(request, form, formset, change)
         except IntegrityError as exc:
             self.message_user(
                 request, f"Not saved: this relation or alias is not allowed ({exc.__cause__ or exc}).", messages.ERROR
@@ -207,7 +207,7 @@ class SnomedDescriptionAdmin(admin.ModelAdmin):
     def type_label(self, obj: SnomedDescription) -> str:
         return {FSN: "FSN", SYNONYM: "synonym"}.get(obj.type_id, str(obj.type_id))
 
-    def get_search_results(self, request: HttpRequest, queryset: QuerySet, search_term: str):  # type: ignore[no-untyped-def]
+    def get_search_results(self, request: HttpRequest, queryset: QuerySet, search_term: str):
         term = search_term.strip()
         if not term:
             return queryset, False

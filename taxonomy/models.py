@@ -7,6 +7,8 @@ primary keys; they are written only by the RF2 importer (``taxonomy.snomed``).
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.conf import settings
 from django.db import models
 
@@ -129,9 +131,9 @@ class Relation(models.Model):
     def __str__(self) -> str:
         return f"{self.subject.name} {self.predicate} {self.object.name}"
 
-    def save(self, *args: object, **kwargs: object) -> None:
+    def save(self, *args: Any, **kwargs: Any) -> None:  # ``object`` is a field name here
         self._types_copy()
-        super().save(*args, **kwargs)  # type: ignore[arg-type]
+        super().save(*args, **kwargs)
 
     def clean(self) -> None:
         self._types_copy()  # before full_clean() checks the constraints

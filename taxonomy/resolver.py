@@ -108,7 +108,7 @@ def _terms(concept_ids: set[int], language: str) -> dict[int, str]:
     rows = SnomedDescription.objects.filter(concept_id__in=concept_ids, active=True).values_list(
         "concept_id", "language_code", "type_id", "term"
     )
-    rank = {}
+    rank: dict[int, float] = {}
     for concept_id, code, type_id, term in rows:
         score = (code == language) * 2 + (code == "en") + (type_id != 900000000000003001) * 0.5
         if score > rank.get(concept_id, -1):

@@ -63,9 +63,9 @@ def sample_hospital_load() -> dict[str, int]:
         )
         for department in departments:
             _relate(entities[department], Predicate.TREATS, entities[slug])
-    for slug, name, name_en, concept, department in sample.TREATMENTS:
+    for slug, name, name_en, treatment_concept, department in sample.TREATMENTS:
         entities[slug] = _entity(
-            slug, type=EntityType.TREATMENT, name=name, names={"en": name_en}, snomed_concept_id=concept
+            slug, type=EntityType.TREATMENT, name=name, names={"en": name_en}, snomed_concept_id=treatment_concept
         )
         _relate(entities[department], Predicate.OFFERS, entities[slug])
     for text, slug, language in sample.ALIASES:

@@ -123,7 +123,7 @@ def release_files(path: Path) -> tuple[str, dict[str, list[Path]]]:
     return release, found[release]
 
 
-def _copy_file(cursor, kind: _Kind, staging: str, file: Path, progress: ProgressCallback | None) -> None:  # type: ignore[no-untyped-def]
+def _copy_file(cursor, kind: _Kind, staging: str, file: Path, progress: ProgressCallback | None) -> None:
     import psycopg
 
     expected = "\t".join(header for header, _, _ in kind.columns)

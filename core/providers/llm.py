@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import lru_cache
+from typing import Any, cast
 
 from django.conf import settings
 from tenacity import retry, retry_if_exception, stop_after_attempt, wait_random_exponential
@@ -52,9 +53,9 @@ class ChatLLM:
         def call() -> str:
             response = self._client.chat.completions.create(
                 model=self.model,
-                messages=list(messages),
+                messages=cast(Any, list(messages)),
                 temperature=temperature,
-                max_tokens=max_tokens,  # type: ignore[arg-type]
+                max_tokens=max_tokens,
             )
             return (response.choices[0].message.content or "").strip() if response.choices else ""
 

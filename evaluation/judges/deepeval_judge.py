@@ -19,7 +19,7 @@ import json
 import os
 import tempfile
 import threading
-from typing import Any
+from typing import Any, cast
 
 os.environ.update(
     {
@@ -115,13 +115,15 @@ class OpenAICompatibleJudgeLLM(DeepEvalBaseLLM):
         self.attempts = 0
         super().__init__(model)
 
-    def load_model(self, *args: Any, **kwargs: Any) -> openai.OpenAI:
+    def load_model(self, *args: Any, **kwargs: Any) -> openai.OpenAI:  # type: ignore[override]
         return self._client
 
     def get_model_name(self, *args: Any, **kwargs: Any) -> str:
         return self._model
 
-    def generate(self, prompt: str, schema: type[BaseModel] | None = None) -> BaseModel | str:
+    # DeepEval declares generate(*args, **kwargs) -> str yet calls it with schema= and expects the
+    # schema instance back (its custom-model docs): the override is the documented one.
+    def generate(self, prompt: str, schema: type[BaseModel] | None = None) -> BaseModel | str:  # type: ignore[override]
         @retry(
             retry=retry_if_exception(_retryable),
             wait=wait_random_exponential(multiplier=0.5, max=8),
@@ -150,7 +152,7 @@ class OpenAICompatibleJudgeLLM(DeepEvalBaseLLM):
         except (openai.OpenAIError, InvalidJudgeOutput) as exc:
             raise JudgeUnavailable(f"judge {self._model}: {type(exc).__name__}: {exc}") from exc
 
-    async def a_generate(self, prompt: str, schema: type[BaseModel] | None = None) -> BaseModel | str:
+    async def a_generate(self, prompt: str, schema: type[BaseModel] | None = None) -> BaseModel | str:  # type: ignore[override]
         return await asyncio.to_thread(self.generate, prompt, schema)
 
 
@@ -240,12 +242,12 @@ class DeepEvalJudge:
         }
         faithfulness = FaithfulnessMetric(penalize_ambiguous_claims=PENALIZE_UNSUPPORTED_CLAIMS, **options)
         relevancy = AnswerRelevancyMetric(**options)
-        case = LLMTestCase(input=item.question, actual_output=item.answer, retrieval_context=context)
+        case = LLMTestCase(input=item.question, actual_output=item.answer, retrieval_context=list[Any](context))
         faithfulness.measure(case, _show_indicator=False)
         relevancy.measure(case, _show_indicator=False)
         return JudgeVerdict(
-            faithfulness=float(faithfulness.score),
-            relevancy=float(relevancy.score),
+            faithfulness=float(cast(float, faithfulness.score)),
+            relevancy=float(cast(float, relevancy.score)),
             evidence=_evidence("faithfulness", "claim", faithfulness.claims, faithfulness.verdicts)
             + _evidence("relevancy", "statement", relevancy.statements, relevancy.verdicts),
             reasons={"faithfulness": faithfulness.reason or "", "relevancy": relevancy.reason or ""},

@@ -276,6 +276,7 @@ class LocalJudge:
             f"1 at {self.calibration.related}); local heuristic"
         )
         context_tokens = lines_tokens + passage_tokens
+        evidence: list[dict[str, Any]]
         if not candidates:
             evidence = [
                 {"sentence": s, "supported": False, "support": None, "score": None, "authoritative": False}
@@ -291,7 +292,7 @@ class LocalJudge:
             )
 
         cosines = vectors[1 : 1 + len(sentences)] @ vectors[1 + len(sentences) :].T
-        evidence: list[dict[str, Any]] = []
+        evidence = []
         for row, sentence in enumerate(sentences):
             analysed = _text_analyse(sentence)
             coverages = [_coverage(analysed, candidate) for candidate in candidates]

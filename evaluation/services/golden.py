@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from django.conf import settings
 from django.db import transaction
@@ -28,8 +29,10 @@ class GoldenSetNotFound(Exception):
 
 def golden_item_from_row(question: GoldenQuestion) -> GoldenItem:
     """The plain item of a stored question (the model's fields are the JSONL fields)."""
-    values = {name: getattr(question, name) for name in FIELDS}
-    return GoldenItem(**{name: tuple(v) if isinstance(v, list) else v for name, v in values.items()})
+    values: dict[str, Any] = {
+        name: tuple(v) if isinstance(v := getattr(question, name), list) else v for name in FIELDS
+    }
+    return GoldenItem(**values)
 
 
 def golden_set_items(*, golden_set: GoldenSet) -> list[GoldenItem]:

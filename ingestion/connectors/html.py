@@ -134,7 +134,7 @@ class HTMLConnector(Connector):
             root.find("body") if root.find("body") is not None else root,
         )
         sections: list[Section] = []
-        heading, lines = "", []
+        heading, lines = "", list[str]()
         for kind, text in _walk(main):
             if kind == "heading":
                 if lines:

@@ -28,7 +28,7 @@ class JSONLConnector(Connector):
         files = sorted(path.glob("*.jsonl")) if path.is_dir() else [path]
         if not files or not all(f.is_file() for f in files):
             raise ConnectorError(f"no JSON Lines file at {path}")
-        units = []
+        units: list[tuple[Path, int, str]] = []
         for file in files:
             with file.open(encoding="utf-8", errors="replace") as handle:
                 units.extend((file, number, line) for number, line in enumerate(handle, start=1) if line.strip())

@@ -5,10 +5,10 @@ from __future__ import annotations
 from django.http import HttpRequest
 from ninja import Router
 
-from zolsearch.search.contract import RED_FLAG_NUMBERS
+from zolsearch.search.contract import RED_FLAG_NUMBERS, Generator, Outcome, RedFlagCategory, RefusalReason
 from zolsearch.search.messages import disclosure_line
 from zolsearch.search.pipeline import SearchRequest
-from zolsearch.search.schemas import ErrorOut, RedFlagOut, SearchIn, SearchOut
+from zolsearch.search.schemas import ErrorOut, GateOut, RedFlagOut, SearchIn, SearchOut
 from zolsearch.search.services import search_answer
 
 router = Router(tags=["search"])
@@ -36,20 +36,20 @@ def search(request: HttpRequest, payload: SearchIn) -> SearchOut:
     red_flag = None
     if answer.red_flag_category:
         red_flag = RedFlagOut(
-            category=answer.red_flag_category,
+            category=RedFlagCategory(answer.red_flag_category),
             number=RED_FLAG_NUMBERS[answer.red_flag_category],
             message=answer.answer,
         )
     return SearchOut(
         answer=answer.answer,
         citations=answer.citations,
-        gate={**gate, "passed": answer.gate_passed},
-        generator=answer.generator,
+        gate=GateOut(**{**gate, "passed": answer.gate_passed}),
+        generator=Generator(answer.generator),
         generator_model=answer.generator_model,
         ai_generated=True,
         disclosure=disclosure_line(answer.language),
-        outcome=answer.outcome,
-        refusal_reason=answer.refusal_reason or None,
+        outcome=Outcome(answer.outcome),
+        refusal_reason=RefusalReason(answer.refusal_reason) if answer.refusal_reason else None,
         red_flag=red_flag,
         language=answer.language,
         trace_id=str(answer.trace_id),

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from django.db import connection, transaction
@@ -111,8 +112,8 @@ def lexical_backend() -> str:
     return _lexical_backend[alias]
 
 
-def _filter_sql(languages: Sequence[str], sources: Sequence[str]) -> tuple[str, list[object]]:
-    sql, params = "", []
+def _filter_sql(languages: Sequence[str], sources: Sequence[str]) -> tuple[str, list[Any]]:
+    sql, params = "", list[Any]()
     if languages:
         sql += " AND c.language = ANY(%s)"
         params.append(list(languages))
@@ -148,7 +149,7 @@ def chunks_lexical_search(
             f"WHERE c.embedded_text::pdb.alias('{alias}') ||| %s{filter_sql} "
             "ORDER BY score DESC LIMIT %s"
         )
-        params: list[object] = [" ".join(words), *filter_params, limit]
+        params: list[Any] = [" ".join(words), *filter_params, limit]
     else:
         config = "dutch" if language == "nl" else "english"
         sql = (

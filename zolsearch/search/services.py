@@ -20,7 +20,7 @@ answer_stored = Signal()  # sender=Answer, answer=<Answer>; sent on commit
 
 def _chunk_scores(state: SearchState) -> list[dict[str, object]]:
     dense, lexical = dict(state.dense), dict(state.lexical)
-    rows = []
+    rows: list[dict[str, object]] = []
     for rank, (chunk_id, rrf) in enumerate(state.fused, start=1):
         chunk = state.chunks.get(chunk_id)
         rows.append(

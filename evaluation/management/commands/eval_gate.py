@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
@@ -28,8 +29,8 @@ class Command(BaseCommand):
         )
         parser.add_argument("--override", action="append", default=[], metavar="FIELD=VALUE")
 
-    def handle(self, *args: object, **options: object) -> None:
-        tolerance = float(options["tolerance"])  # type: ignore[arg-type]
+    def handle(self, *args: object, **options: Any) -> None:
+        tolerance = float(options["tolerance"])
         if not 0 <= tolerance < 1:
             raise CommandError("--tolerance must be in [0, 1)")
         path = Path(str(options["baseline"]))
@@ -42,7 +43,7 @@ class Command(BaseCommand):
         run = run_foreground(
             name=str(options["set_name"]),
             version=None,
-            overrides=list(options["override"]),  # type: ignore[call-overload]
+            overrides=list(options["override"]),
             label="eval_gate",
             quiet=options["verbosity"] == 0,
         )

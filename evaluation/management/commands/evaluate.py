@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.core.management.base import BaseCommand, CommandParser
 
 from evaluation.management.commands._common import run_create, run_foreground, summary_print
@@ -29,17 +31,17 @@ class Command(BaseCommand):
         )
         parser.add_argument("--background", action="store_true", help="Queue the run for the Celery worker.")
 
-    def handle(self, *args: object, **options: object) -> None:
+    def handle(self, *args: object, **options: Any) -> None:
         name, version = str(options["set_name"]), options["set_version"]
-        overrides = list(options["override"])  # type: ignore[call-overload]
+        overrides = list(options["override"])
         if options["background"]:
-            run = run_create(name=name, version=version, overrides=overrides, label=str(options["label"]))  # type: ignore[arg-type]
+            run = run_create(name=name, version=version, overrides=overrides, label=str(options["label"]))
             evaluation_run_enqueue(run=run)
             self.stdout.write(f"Queued evaluation run {run.pk} of {run.golden_set}; follow it in the admin.")
             return
         run = run_foreground(
             name=name,
-            version=version,  # type: ignore[arg-type]
+            version=version,
             overrides=overrides,
             label=str(options["label"]),
             quiet=options["verbosity"] == 0,

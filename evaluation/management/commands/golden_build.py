@@ -15,6 +15,7 @@ Needs no database: it reads files and writes one.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
@@ -46,12 +47,12 @@ class Command(BaseCommand):
         )
         parser.add_argument("--seed", type=int, default=0, help="Seed of the --limit sample (default 0).")
 
-    def handle(self, *args: object, **options: object) -> None:
+    def handle(self, *args: object, **options: Any) -> None:
         kind = str(options["kind"])
         out = Path(str(options["out"]))
         split = options["split"]
         limit = options["limit"]
-        seed = int(options["seed"])  # type: ignore[call-overload]
+        seed = int(options["seed"])
         source = self._source(kind, options["source"])
         if split is not None and kind != "medquad":
             raise CommandError(f"--split applies to medquad only, not {kind}")
@@ -68,7 +69,7 @@ class Command(BaseCommand):
             raise CommandError(f"--out is a folder, not a file: {out}")
 
         try:
-            items = self._build(kind, source=source, split=str(split), limit=limit, seed=seed)  # type: ignore[arg-type]
+            items = self._build(kind, source=source, split=str(split), limit=limit, seed=seed)
         except (ConnectorError, ValueError, OSError) as exc:
             raise CommandError(f"cannot build {kind} from {source}: {exc}") from exc
         if not items:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
@@ -19,7 +20,7 @@ class Command(BaseCommand):
         parser.add_argument("--set-version", dest="set_version", type=int, default=None, help="Default: latest.")
         parser.add_argument("--out", required=True)
 
-    def handle(self, *args: object, **options: object) -> None:
+    def handle(self, *args: object, **options: Any) -> None:
         queryset = GoldenSet.objects.filter(name=options["set_name"]).order_by("-version")
         if options["set_version"]:
             queryset = queryset.filter(version=options["set_version"])

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError, CommandParser
@@ -19,7 +20,7 @@ class Command(BaseCommand):
         parser.add_argument("--name", default=None, help="Set name (default: the file name without .jsonl).")
         parser.add_argument("--description", default="")
 
-    def handle(self, *args: object, **options: object) -> None:
+    def handle(self, *args: object, **options: Any) -> None:
         path = Path(str(options["path"]))
         if not path.is_file():
             raise CommandError(f"file not found: {path}")
@@ -27,7 +28,7 @@ class Command(BaseCommand):
             golden_set, action = golden_set_import_file(
                 path=path,
                 name=options["name"],
-                description=str(options["description"]),  # type: ignore[arg-type]
+                description=str(options["description"]),
             )
         except (GoldenFormatError, ValueError, ValidationError) as exc:
             raise CommandError(str(exc)) from exc

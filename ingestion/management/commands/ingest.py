@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from tqdm import tqdm
 
@@ -22,13 +24,13 @@ class Command(BaseCommand):
         )
         parser.add_argument("--background", action="store_true", help="Queue a Celery task instead of running here.")
 
-    def handle(self, *args: object, **options: object) -> None:
+    def handle(self, *args: object, **options: Any) -> None:
         try:
             run = ingestion_run_create(
                 connector=str(options["connector"]),
                 path=str(options["path"]),
-                limit=options["limit"],  # type: ignore[arg-type]
-                subsets=list(options["subsets"] or []),  # type: ignore[call-overload]
+                limit=options["limit"],
+                subsets=list(options["subsets"] or []),
                 source_key=str(options["source"] or ""),
             )
         except ConnectorError as exc:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.core.management.base import BaseCommand
 
 from taxonomy.services import sample_hospital_load
@@ -10,7 +12,7 @@ from taxonomy.services import sample_hospital_load
 class Command(BaseCommand):
     help = "Load the invented SAMPLE hospital (departments, campuses, doctors, conditions) — not real data."
 
-    def handle(self, *args: object, **options: object) -> None:
+    def handle(self, *args: object, **options: Any) -> None:
         counts = sample_hospital_load()
         self.stdout.write(
             self.style.SUCCESS(

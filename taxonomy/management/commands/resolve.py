@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import Any, cast
 
 from django.core.management.base import BaseCommand, CommandParser
 
@@ -17,7 +18,7 @@ class Command(BaseCommand):
         parser.add_argument("--language", default="nl", choices=["nl", "en"])
         parser.add_argument("--json", action="store_true", help="Print JSON instead of text.")
 
-    def handle(self, *args: object, **options: object) -> None:
+    def handle(self, *args: object, **options: Any) -> None:
         resolution = text_resolve(text=str(options["text"]), language=str(options["language"]))
         if options["json"]:
             payload = {
@@ -31,8 +32,8 @@ class Command(BaseCommand):
         if not resolution.entities and not resolution.concepts:
             self.stdout.write("Nothing resolved.")
         for concept in resolution.concepts:
-            ancestors = ", ".join(f"{a['term']} (depth {a['depth']})" for a in concept["ancestors"])  # type: ignore[index,union-attr]
-            sites = ", ".join(s["term"] for s in concept["finding_sites"])  # type: ignore[index,union-attr]
+            ancestors = ", ".join(f"{a['term']} (depth {a['depth']})" for a in cast(list, concept["ancestors"]))
+            sites = ", ".join(s["term"] for s in cast(list, concept["finding_sites"]))
             self.stdout.write(
                 f"SNOMED {concept['concept_id']} '{concept['matched_term']}'\n  IS_A: {ancestors or '—'}\n  FINDING_SITE: {sites or '—'}"
             )

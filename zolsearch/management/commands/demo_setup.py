@@ -13,6 +13,7 @@ so a reused folder never measures an index built by older code.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from django.conf import settings
 from django.core.management import call_command
@@ -49,8 +50,8 @@ class Command(BaseCommand):
             "since they were indexed (for a database folder of its own, like make eval-gate's).",
         )
 
-    def handle(self, *args: object, **options: object) -> None:
-        verbosity = int(options["verbosity"])  # type: ignore[call-overload]
+    def handle(self, *args: object, **options: Any) -> None:
+        verbosity = int(options["verbosity"])
         call_command("migrate", interactive=False, verbosity=0)
         database = "embedded PostgreSQL 17" if settings.DATABASES["default"].get("EMBEDDED_PGDATA") else "DATABASE_URL"
         self.stdout.write(f"Database ready ({database}).")

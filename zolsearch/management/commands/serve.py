@@ -13,6 +13,7 @@ import signal
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
@@ -32,9 +33,9 @@ class Command(BaseCommand):
         parser.add_argument("--addrport", default="127.0.0.1:8000")
         parser.add_argument("--no-worker", action="store_true", help="Do not start a Celery worker.")
 
-    def handle(self, *args: object, **options: object) -> None:
+    def handle(self, *args: object, **options: Any) -> None:
         metrics_dir_reset()  # a new run's counters start from zero (before the worker writes any)
-        call_command("demo_setup", stdout=self.stdout, verbosity=int(options["verbosity"]))  # type: ignore[call-overload]
+        call_command("demo_setup", stdout=self.stdout, verbosity=int(options["verbosity"]))
         self._admin_login()
         provider = embedding_provider_get()
         provider.embed_query("warm-up")  # load the models before the first request

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any, cast
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from tqdm import tqdm
@@ -24,8 +25,8 @@ class Command(BaseCommand):
         parser.add_argument("--tag", default="zolsearch", help="Run tag (last column).")
         parser.add_argument("--language", default=None, help="Question language (default: detected).")
 
-    def handle(self, *args: object, **options: object) -> None:
-        k = int(options["k"])  # type: ignore[call-overload]
+    def handle(self, *args: object, **options: Any) -> None:
+        k = int(options["k"])
         if k < 1:
             raise CommandError("--k must be at least 1")
         path = Path(str(options["queries"]))
@@ -63,10 +64,10 @@ class Command(BaseCommand):
             for qid, question in tqdm(queries, desc="search_batch", disable=options["verbosity"] == 0):
                 try:
                     _, answer = search_answer(
-                        request=SearchRequest(question=question, language=options["language"]),
+                        request=SearchRequest(question=question, language=cast(str | None, options["language"])),
                         config=config,
                         channel="batch",
-                    )  # type: ignore[arg-type]
+                    )
                 except InvalidQuestion as exc:
                     self.stderr.write(f"{qid}: skipped: {exc}")
                     failed += 1
