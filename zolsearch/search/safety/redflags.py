@@ -77,13 +77,15 @@ INFORMATIONAL = _rx(
     r"\bcomment (reconnaitre|reconnait|soigner|traiter|prevenir|se manifeste)",
     r"\b(symptomes|signes) d",
     r"\b(belirtileri|belirtisi) nelerdir\b",
+    r"\bhoe (kan|moet) (ik|je|men) (iemand|een \w+|mijn \w+)\b.{0,40}\b(helpen|steunen|bijstaan)",
+    r"\bhow (can|do|should) (i|you|we) (support|help) (a|my|someone|somebody)",
+    r"\bcomment (aider|soutenir) (une personne|quelqu'un|un proche|mon|ma)",
     r"(ما هي اعراض|ما هي علامات|ما اعراض)",
 )
 HISTORY = _rx(
     r"\b(vorig|vorige|verleden|afgelopen) (jaar|maand|week|zomer|winter)\b",
     r"\b\d+ (jaar|maanden|weken) geleden\b",
     r"\b(in|sinds) (19|20)\d\d\b",
-    r"\b(heeft|heb|hebben|had|hadden) .{0,40}\bgehad\b",
     r"\bvroeger\b",
     r"\b(last|past) (year|month|week|summer|winter)\b",
     r"\b\d+ (years|months|weeks) ago\b",
@@ -117,10 +119,21 @@ SUICIDE = [
         _rx(
             r"\b(zelfmoord|zelfdoding|suicide|suicidaal)\b.{0,60}\b(plegen|denk|gedachten|wil|van plan|overweeg|doen)\b",
             r"\b(ik|hij|zij|ze|mijn \w+) (wil|wilt|wou|zou) .{0,25}\b(dood|sterven|niet meer leven|er niet meer zijn|niet meer wakker worden|er een einde aan maken)\b",
-            r"\b(mezelf|mijzelf|mij|zichzelf|hemzelf|haarzelf) .{0,25}\b(van kant maken|van het leven beroven|iets aandoen|doodmaken|dood maken|ophangen|verdrinken|snijden|pijn doen)\b",
+            r"\b(mezelf|mijzelf|mij|zichzelf|hemzelf|haarzelf) .{0,25}\b(van kant (te )?maken|van het leven (te )?beroven|iets (aan te doen|aandoen)|dood (te )?maken|op (te )?hangen|ophangen|verdrinken|snijden|pijn (te )?doen)\b",
             r"\been einde (aan|maken aan) (mijn|zijn|haar|m'n) leven\b",
             r"\b(een )?einde aan maken\b",
             r"\bzie het (niet|nie|ni) meer zitten\b",
+            r"\b(er )?(niet|nie|ni) meer (wil|wilt|willen|wou) (zijn|leven)\b",
+            r"\b(niet|nie|ni) meer wakker (wil|wilt|willen|wou) worden\b",
+            r"\b(zelfmoordgedacht\w*|zelfdodingsgedacht\w*|suicidale gedachten|doodsgedachten)\b",
+            r"\b(een )?eind(e)? aan (te )?(maken|maak|maakt)\b",
+            r"\bgeen zin meer (om )?(verder |nog )?(te )?leven\b",
+            r"\b(praat|praten|spreekt|begint) over (zelfmoord|zelfdoding|dood willen|er niet meer willen zijn)\b",
+            r"\b(doe|doet|deed) (mezelf|mijzelf|zichzelf) (pijn|iets aan)\b",
+            r"\b(zich|mezelf|mijzelf|zichzelf) van het leven (wil |wilt |te )?(beroven|benemen)\b",
+            r"\bniemand (zou|zal) (me|mij) missen\b",
+            r"\btrek het (echt |gewoon )?(niet|nie|ni) meer\b",
+            r"\bstoppen met (alles|leven)\b",
             r"\b(niet meer|nie meer) (willen |wil )?(leven|verder|wakker worden)\b",
             r"\bbeter af zonder (mij|mijn|hem|haar)\b",
             r"\b(snij|snijd|kras|bekras) (mezelf|mijzelf|zichzelf|mij)\b",
@@ -139,6 +152,8 @@ SUICIDE = [
             r"\bsuicid\w*\b.{0,60}\b(thoughts|thinking|plan|planning|going|want|feel|attempt)\b",
             r"\b(thoughts|thinking|talks|talking) (of|about) (suicide|dying|ending)\b",
             r"\bbetter off (dead|without me)\b",
+            r"\b(take|taking|swallow|swallowing) all (of )?(my|the) (pills|tablets|medication|meds)\b",
+            r"\bno one (would|will) miss me\b|\bnobody (would|will) miss me\b",
             r"\bnot (to )?wake up\b",
             r"\bhow (much|many) .{0,40}\b(die|kill|dead|lethal|not wake)\b",
             r"\bself[- ]harm\w*\b.{0,30}\b(i|my|again|started)\b",
@@ -147,7 +162,8 @@ SUICIDE = [
     (
         "suicide-fr",
         _rx(
-            r"\b(me|se) (tuer|suicider|faire du mal|scarifier|pendre)\b",
+            r"\b(me|se) (tuer|suicider|faire du mal|scarifi\w*|pendre)\b",
+            r"\bne plus (me|se) reveiller\b",
             r"\bmettre fin a (mes|ses) jours\b",
             r"\b(en finir|envie de mourir|veux mourir|veut mourir|plus envie de vivre|ne veux plus vivre|ne veut plus vivre)\b",
             r"\bidees? (suicidaires?|noires)\b",
@@ -167,7 +183,7 @@ EMERGENCY = [
     (
         "chest-nl",
         _rx(
-            r"\b(pijn|druk|steek|steken|knellend\w*|beklemmend\w*|beklemming|zwaar gevoel|pijnlijk)\b.{0,30}\b(borst|borts|brost|borstkas|hart)\b.{0,80}\b(adem\w*|asem\w*|benauwd\w*|kortademig\w*|lucht|zweet|zweten|zweit|klam|arm|armen|kaak|nek|rug|uitstra\w*|misselijk\w*|flauw|duizelig)",
+            r"\b(pijn|druk|steek|steken|knellend\w*|beklemmend\w*|beklemming|zwaar gevoel|pijnlijk|olifant|gewicht|band)\b.{0,30}\b(borst|borts|brost|borstkas|hart)\b.{0,80}\b(adem\w*|asem\w*|benauwd\w*|kortademig\w*|lucht|zweet|zweten|zweit|klam|arm|armen|kaak|nek|rug|uitstra\w*|misselijk\w*|flauw|duizelig|hijg\w*|grauw|grijs|lijkbleek)",
             r"\b(adem\w*|asem\w*|benauwd\w*|kortademig\w*|lucht|zweet|zweten|klam)\b.{0,80}\b(pijn|druk|steek|knel\w*)\b.{0,20}\b(borst|borts|brost|borstkas)\b",
             r"\b(borst|borts|brost|borstkas)(pijn| pijn)\b.{0,80}\b(adem\w*|asem\w*|benauwd|kortademig|zweet|zweten|arm|kaak|uitstra\w*|misselijk)",
             r"\b(ik denk|denk ik|volgens mij|ik vrees|we denken|ze denken)\b.{0,30}\b(hartaanval|hartinfarct|hart aanval|beroerte|herseninfarct)\b",
@@ -189,8 +205,9 @@ EMERGENCY = [
     (
         "unconscious-nl",
         _rx(
-            r"\b(bewusteloos|buiten bewustzijn)\b",
-            r"\breageert (niet|nie|ni|nergens|niet meer|nie meer)\b",
+            r"\b(bewusteloos|buiten bewustzijn|weggezakt|niet aanspreekbaar|nie aanspreekbaar)\b",
+            r"\bkrijg (hem|haar|ze|hen) (niet|nie|ni) (meer )?wakker\b",
+            r"\breageer[td]? (niet|nie|ni|nergens|niet meer|nie meer)\b",
             r"\b(niet|nie|ni) (meer )?wakker te krijgen\b",
             r"\bwordt (niet|nie|ni) (meer )?wakker\b",
             r"\b(ademt|ademde) (niet|nie|ni) (meer)?\b",
@@ -214,7 +231,8 @@ EMERGENCY = [
     (
         "bleeding-nl",
         _rx(
-            r"\b(bloed|bloedt|bloeden|bloeding)\b.{0,40}\b(stopt (niet|nie|ni)|blijft|houdt niet op|niet te stoppen|spuit|gutst|stroomt)\b",
+            r"\b(bloed|bloedt|bloeden|bloeding)\b.{0,60}\b(stopt (niet|nie|ni)|(niet|nie|ni) stopt|blijft|houdt niet op|niet te stoppen|spuit|gutst|stroomt)\b",
+            r"\b(ik|hij|ze|zij) (bloed|bloedt) (hevig|enorm|heel erg|heel veel|veel|zwaar)\b",
             r"\b(hevig\w*|heel veel|enorm veel|zeer veel|ernstig\w*|massa'?s|veel) (bloed|bloeden|bloedverlies|bloeding|aan het bloeden)\b",
             r"\b(bloedt|bloeden) (hevig|enorm|heel erg|als een rund|veel)\b",
             r"\b(zwanger|zwangerschap|weken zwanger)\b.{0,80}\b(bloed\w*|vloeien|vloei)\b",
@@ -226,21 +244,23 @@ EMERGENCY = [
         "allergy-nl",
         _rx(
             r"\b(keel|tong|lippen|lip|gezicht|mond)\b.{0,30}\b(zwelt|zwellen|zwol|gezwollen|opgezwollen|dik|dikker|dicht|toe)\b",
+            r"\b(zwelt|zwellen|zwol)\b.{0,20}\b(keel|tong|lippen|gezicht|mond)\b",
+            r"\bpiept? bij het ademen\b",
             r"\b(anafylact\w*|anafylaxie|allergische shock)\b",
-            r"\b(wespensteek|bijensteek|gestoken|pinda|noten|notenallergie|allergie)\b.{0,80}\b(benauwd|adem\w*|keel|zwel\w*|flauw|duizelig)\b",
+            r"\b(wespensteek|bijensteek|gestoken|pinda|noten|notenallergie|allergie)\b.{0,80}\b(benauwd\w*|kortademig|ademnood|(moeilijk|slecht|niet|nie) (kan )?ademen|keel|tong|flauw|duizelig)\b",
         ),
     ),
     (
         "seizure-nl",
         _rx(
-            r"\b(aanval|insult|stuip\w*|schok\w*|epilep\w*|convuls\w*|toeval)\b.{0,60}\b(stopt (niet|nie|ni)|houdt (niet|nie|ni) op|blijft|al \d+ min\w*|langer dan|meer dan \d+ min\w*|minuten lang|weer een|opnieuw|na elkaar)\b",
+            r"\b(aanval|insult|stuip\w*|schok\w*|epilep\w*|convuls\w*|toeval)\b.{0,60}\b(stopt (niet|nie|ni)|(niet|nie|ni) (stopt|ophoudt)|houdt (niet|nie|ni) op|blijft|al \d+ min\w*|langer dan|meer dan \d+ min\w*|minuten lang|weer een|opnieuw|na elkaar)\b",
             r"\bstatus epilepticus\b",
         ),
     ),
     (
         "baby-nl",
         _rx(
-            r"\b(baby|babytje|zuigeling|pasgeboren\w*|\d+ (weken|wk|wkn|weekjes) (oud|oude)|(een|1|2|twee) maand(en)? oud|(een|1|2|twee) maanden oude?|nieuwgeboren\w*)\b.{0,100}\b(koorts|temperatuur|38|39|40)\b.{0,100}\b(slap|suf|sloom|lusteloos|drinkt (niet|nie|ni)|wil (niet|nie|ni) drinken|reageert|huilt (niet|nie|ni)|kreunt|grauw|vlekjes)\b",
+            r"\b(baby|babytje|zuigeling|pasgeboren\w*|kleine van (\d+|een|twee|drie|vier|vijf|zes|zeven|acht|negen|tien) (weken|weekjes)|(\d+|een|twee|drie|vier|vijf|zes|zeven|acht|negen|tien) (weken|wk|wkn|weekjes) (oud|oude)|(een|1|2|twee) maand(en)? oud|(een|1|2|twee) maanden oude?|nieuwgeboren\w*)\b.{0,100}\b(koorts|temperatuur|38|39|40)\b.{0,100}\b(slap|suf|sloom|lusteloos|drinkt (niet|nie|ni)|wil (niet|nie|ni) drinken|reageert|huilt (niet|nie|ni)|kreunt|grauw|vlekjes)\b",
             r"\b(slap|suf|lusteloos|drinkt (niet|nie|ni))\b.{0,100}\b(koorts|temperatuur)\b.{0,60}\b(baby|zuigeling|pasgeboren|weken oud|maand oud)\b",
         ),
     ),
@@ -250,6 +270,7 @@ EMERGENCY = [
             r"\b(ergste|hevigste|ondraaglijke|plotse|plotselinge|barstende|donderslag)\w* hoofdpijn\b.{0,80}\b(nek|stijf|braken|overgeven|ooit|leven)\b",
             r"\b(zware|ernstige|grote|derdegraads) (brandwond\w*|verbranding\w*)\b",
             r"\b(gevallen|gevallen van|valt van|viel van)\b.{0,40}\b(trap|dak|ladder|hoogte|stelling)\b.{0,60}\b(bewusteloos|reageert|bloed\w*|beweegt (niet|nie)|kan (niet|nie) (bewegen|opstaan))\b",
+            r"\b(trap|dak|ladder|hoogte|stelling|steiger)\b.{0,20}\b(gevallen|gesukkeld|gevallen)\b.{0,60}\b(bewusteloos|reageert|bloed\w*|beweegt (niet|nie|ni)|kan (niet|nie) (bewegen|opstaan))\b",
             r"\b(auto-?ongeluk|verkeersongeval|aangereden|ongeval)\b.{0,60}\b(gewond|bloed\w*|bewusteloos|reageert|gebroken)\b",
             r"\b(hart|hartslag)\b.{0,20}\b(staat stil|gestopt)\b",
         ),
@@ -263,7 +284,8 @@ EMERGENCY = [
             r"\b(having|has|is having|think (i'm|im|i am|he is|she is|he's|she's) having) (a )?(heart attack|stroke|cardiac arrest)\b",
             r"\b(face|mouth|smile)\b.{0,20}\b(droop\w*|drooping|crooked|lopsided|numb)\b",
             r"\bslurr\w* (his |her |my )?(speech|words)\b|\bspeech (is )?slurred\b",
-            r"\b(can't|cannot|can not|couldn't|unable to) (move|lift|raise|feel) (his|her|my) (arm|leg|hand|face)\b",
+            r"\b(can't|cannot|can not|couldn't|unable to) (move|lift|raise|feel) (his|her|my) (left |right )?(arm|leg|hand|face)\b",
+            r"\b(tight\w*|band|pressure|pain|heaviness|weight)\b.{0,25}\bchest\b.{0,80}\b(breath\w*|sweat\w*|jaw|arm|sick|nause\w*|faint|dizzy|clammy)",
             r"\b(suddenly |all of a sudden )?(can't|cannot|unable to) (speak|talk|get words out)\b",
             r"\b(unconscious|unresponsive|passed out and|fainted and|collapsed|not responding|won't wake up|wont wake up|will not wake up|can't wake (him|her)|isn't breathing|is not breathing|not breathing|stopped breathing)\b",
             r"\b(lips|face) (are |is |turning |going )?(blue|grey|gray)\b",
@@ -278,7 +300,7 @@ EMERGENCY = [
             r"\b(baby|newborn|infant|\d+[- ]weeks?[- ]old|(one|two|1|2)[- ]months?[- ]old)\b.{0,100}\b(fever|temperature)\b.{0,100}\b(limp|floppy|letharg\w*|not feeding|won't feed|not drinking|won't drink|unresponsive|drowsy|hard to wake)\b",
             r"\b(worst|sudden|thunderclap)\b.{0,20}\bheadache\b.{0,60}\b(neck|stiff|vomit\w*|life|ever)\b",
             r"\b(severe|bad|major|third[- ]degree) burns?\b",
-            r"\b(fell|fallen|fall) (off|from)\b.{0,40}\b(roof|ladder|stairs|height)\b.{0,60}\b(unconscious|not moving|can't move|bleeding)\b",
+            r"\b(fell|fallen|fall) (off|from|down)\b.{0,40}\b(roof|ladder|stairs|height)\b.{0,60}\b(unconscious|not moving|isn't moving|is not moving|can't move|bleeding|not responding)\b",
             r"\b(car crash|car accident|hit by a car)\b",
         ),
     ),
@@ -310,7 +332,7 @@ EMERGENCY = [
             r"\bnefes (alamıyor\w*|alamiyor\w*|alamıyorum|alamiyorum|darlıgı|darligi)\b",
             r"\b(bayıldı|bayildi|bilinci kapalı|bilinci kapali|kendine gelmiyor|tepki vermiyor)\b",
             r"\b(kalp krizi geciriyor\w*|kalp krizi|felc geciriyor\w*|inme)\b",
-            r"\bkanama (durmuyor|cok fazla)\b",
+            r"\bkanama\w* (durmuyor|cok fazla)\b",
             r"\b(nobet|kasılma|kasilma)\w*\b.{0,30}\b(durmuyor|gecmiyor)\b",
             r"\b(boguluyor|yuzu kaydı|yuzu kaydi|konusamıyor|konusamiyor)\b",
         ),
@@ -330,14 +352,26 @@ EMERGENCY = [
     ),
 ]
 
+_PRODUCTS_NL = (
+    r"(bleek\w*|javel|chloor|ontkalker|ontstopper|gootsteen\w*|vaatwas\w*|afwas\w*|wasmiddel\w*|wasbol\w*|pods?|capsules?"
+    r"|lampolie|petroleum|terpentine|wasbenzine|aanstekervloeistof|\w*bat+erij\w*|knoopcel\w*|\w*pil(len|letjes)?|\w*tabletten"
+    r"|medicijnen|medicatie|paracetamol\w*|ibuprofen|slaappillen|paddenstoel\w*|paddestoel\w*|champignons|bes(sen|jes)"
+    r"|planten?|blad\w*|gif|rattengif|insecticide|onkruidverdelger|antivries|sigaret\w*|peuk\w*|nicotine|e-sigaret\w*"
+    r"|vloeistof|schoonmaak\w*|ammoniak|olie|alcohol|wodka|parfum|shampoo)"
+)
+_SWALLOWED_NL = (
+    r"(gedronken|drinkt|dronk|opgedronken|ingeslikt|doorgeslikt|slikte|ingenomen|binnengekregen|binnen gekregen"
+    r"|opgegeten|gegeten|at|gekauwd|gelikt|likte|in (zijn|haar|z'n|mijn) mond (gehad|gestoken|gestopt|genomen)|ingeademd|gesnoven"
+    r"|in (zijn|haar|mijn|de) ogen (gekregen|gespoten))"
+)
 POISON = [
     (
         "poison-nl",
         _rx(
-            r"\b(gedronken|drinkt|dronk|opgedronken|ingeslikt|doorgeslikt|slikte|ingenomen|binnengekregen|binnen gekregen|opgegeten|gegeten|at|heeft .{0,20} in (zijn|haar) mond|ingeademd|gesnoven|in (zijn|haar|mijn|de) ogen (gekregen|gespoten))\b.{0,60}\b(bleek\w*|javel|chloor|ontkalker|ontstopper|gootsteen\w*|vaatwas\w*|afwas\w*|wasmiddel\w*|wasbol\w*|pods?|capsules?|lampolie|petroleum|terpentine|wasbenzine|aanstekervloeistof|batterij\w*|knoopcel\w*|knoopbatterij\w*|pillen|tabletten|medicijnen|medicatie|paracetamol|ibuprofen|slaappillen|paddenstoel\w*|paddestoel\w*|champignons|bessen|planten?|blad\w*|gif|rattengif|insecticide|onkruidverdelger|antivries|sigaret\w*|peuk\w*|nicotine|e-sigaret\w*|vloeistof|schoonmaak\w*|ammoniak|olie|alcohol|wodka|parfum|shampoo)\b",
-            r"\b(bleek\w*|javel|chloor|ontkalker|ontstopper|vaatwas\w*|wasmiddel\w*|lampolie|petroleum|batterij\w*|knoopcel\w*|knoopbatterij\w*|pillen|tabletten|medicijnen|paracetamol|paddenstoel\w*|bessen|rattengif|insecticide|antivries|sigaret\w*|nicotine|schoonmaak\w*)\b.{0,60}\b(gedronken|opgedronken|ingeslikt|doorgeslikt|ingenomen|binnengekregen|binnen gekregen|opgegeten|gegeten|ingeademd|gemengd|in (zijn|haar|mijn) ogen)\b",
-            r"\b(knoopbatterij|knoopcel|knoopbatterijtje)\b",
-            r"\b(dubbele dosis|twee keer (mijn|zijn|haar) (dosis|pillen|medicatie)|per ongeluk .{0,40}\b(ingenomen|genomen|gedronken|ingeslikt|gegeven)|te veel .{0,20}\b(pillen|tabletten|medicijnen|paracetamol|siroop) (ingenomen|genomen|gegeven|gedronken))\b",
+            rf"\b{_SWALLOWED_NL}\b.{{0,60}}\b{_PRODUCTS_NL}\b",
+            rf"\b{_PRODUCTS_NL}\b.{{0,60}}\b({_SWALLOWED_NL}|gemengd)\b",
+            r"\b(knoopbat+erij\w*|knoopcel\w*)\b",
+            r"\b(dubbele dosis|twee keer (mijn|zijn|haar) (dosis|pillen|medicatie)|(per ongeluk|per vergissing) .{0,40}\b(ingenomen|genomen|gedronken|ingeslikt|gegeven)|te veel .{0,20}\b(pillen|tabletten|medicijnen|paracetamol|siroop) (ingenomen|genomen|gegeven|gedronken))\b",
             r"\b(koolmonoxide|co-vergiftiging|vergiftigd|vergiftiging)\b.{0,40}\b(ik|mijn|hij|zij|ze|we|denk|nu)\b",
             r"\b(ik|mijn|hij|zij|ze|we|denk)\b.{0,40}\b(vergiftigd|vergiftiging|koolmonoxide)\b",
         ),
@@ -345,7 +379,7 @@ POISON = [
     (
         "poison-en",
         _rx(
-            r"\b(swallowed|drank|drunk|ate|eaten|ingested|inhaled|licked|chewed|got .{0,10} in (his|her|my|their) eyes?)\b.{0,60}\b(bleach|detergent|dishwasher|pods?|capsules?|cleaning|cleaner|drain|lamp oil|kerosene|paraffin|petrol|gasoline|white spirit|battery|batteries|pills|tablets|medicine|medication|paracetamol|acetaminophen|ibuprofen|mushrooms?|berries|plant|leaves|poison|rat poison|pesticide|insecticide|antifreeze|cigarettes?|nicotine|e-liquid|vape liquid|chemicals?|ammonia)\b",
+            r"\b(swallowed|drank|drunk|ate|eaten|ingested|inhaled|licked|chewed|got .{0,10} in (his|her|my|their) eyes?)\b.{0,60}\b(bleach|detergent|dishwasher|pods?|capsules?|cleaning|cleaner|drain|lamp oil|kerosene|paraffin|petrol|gasoline|white spirit|battery|batteries|pills|tablets|medicine|medication|paracetamol|acetaminophen|ibuprofen|mushrooms?|berries|plant|leaves|poison|rat poison|pesticide|insecticide|antifreeze|cigarettes?|nicotine|e-liquid|vape liquid|chemicals?|ammonia|washing-up liquid|dish soap|washing powder)\b",
             r"\bbutton (cell|battery|batteries)\b",
             r"\b(double dose|took .{0,15}\b(too many|twice|extra|double)|accidentally (took|gave|swallowed|drank))\b",
             r"\b(mixed|mixing) (bleach|ammonia|cleaning products)\b.{0,60}\b(fumes|breath\w*|inhaled|cough\w*)\b",
@@ -364,12 +398,12 @@ POISON = [
 ]
 
 URGENT_TIME = _rx(
-    r"\b(vannacht|vanavond|vanmiddag|nacht|'s nachts|snachts|weekend|weekeinde|zaterdag|zondag|feestdag|na de uren|buiten de (kantoor)?uren|huisarts is (gesloten|dicht|niet bereikbaar)|dokter is (gesloten|dicht|niet bereikbaar)|nu|vandaag nog|kan niet wachten)\b",
+    r"\b(vannacht|vanavond|vanmiddag|nacht|'s nachts|snachts|weekend|weekeinde|zaterdag\w*|zondag\w*|feestdag|na de uren|buiten de (kantoor)?uren|huisarts is (gesloten|dicht|niet bereikbaar)|dokter is (gesloten|dicht|niet bereikbaar)|nu|vandaag nog|kan niet wachten)\b",
     r"\b(tonight|this evening|middle of the night|at night|weekend|saturday|sunday|bank holiday|after hours|out of hours|gp is closed|doctor is closed|surgery is closed|can't wait|right now|now)\b",
     r"\b(cette nuit|ce soir|la nuit|week-end|weekend|samedi|dimanche|jour ferie|medecin (est )?ferme|maintenant|ne peut pas attendre)\b",
 )
 URGENT_COMPLAINT = _rx(
-    r"\b(koorts|oorpijn|snee|wonde|wond|hechting\w*|hechten|verstuikt|verzwikt|enkel|opgezwollen|gezwollen|blaasontsteking|plassen|braakt|braken|overgeven|diarree|uitdroging|buikpijn|pijn|hoest|keelpijn|uitslag|beet|gebeten|gebroken|breuk|val|gevallen|brandwond\w*|verbrand)\b",
+    r"\b(koorts|oorpijn|snee|wonde|wond|hechting\w*|hechten|verstuikt|verzwikt|enkel|opgezwollen|gezwollen|blaasontsteking|plassen|braakt|braken|overgeven|diarree|uitdroging|buikpijn|\w*pijn|dikke wang|hoest|keelpijn|uitslag|\w*beet|gebeten|\w*steek|gestoken|gehecht|gebroken|breuk|val|gevallen|brandwond\w*|verbrand)\b",
     r"\b(fever|temperature|earache|ear pain|cut|wound|stitches|sprain\w*|ankle|swollen|urinary|uti|peeing|vomit\w*|throwing up|diarrh\w*|dehydrat\w*|abdominal pain|stomach pain|pain|cough|sore throat|rash|bite|bitten|broken|fracture|fell|burn\w*)\b",
     r"\b(fievre|mal (a l'|aux )oreilles?|otite|coupure|plaie|points de suture|entorse|cheville|gonfle\w*|infection urinaire|cystite|vomi\w*|diarrhee|deshydrat\w*|mal au ventre|douleur|toux|mal de gorge|eruption|morsure|mordu|casse|fracture|chute|tombe|brulure)\b",
 )
