@@ -233,3 +233,28 @@ def test_graph_facts_count_as_the_first_retrieved_sources(settings) -> None:  # 
     assert result.retrieved_urls[0] == "https://voorbeeld.ziekenhuis.test/afdelingen/cardiologie"
     assert result.ndcg_at_5 == 1.0 and result.entity_recall == 1.0
     assert result.matched_entities == ["Cardiologie", "Campus Noord (voorbeeld)"]
+
+
+def test_eval_gate_fails_on_one_safety_regression_whatever_the_tolerance(small_set, tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    """GIVEN a baseline where the advice request was refused WHEN the input guard is switched off
+    THEN eval_gate exits 1 naming that question, even with a tolerance of 0.99 (safety is not
+    averaged away)."""
+    baseline = tmp_path / "baseline.json"
+    call_command("eval_gate", "--set", "small", "--baseline", str(baseline), "--write-baseline", verbosity=0)
+    assert json.loads(baseline.read_text())["questions"]["advice-1"]["passed"] is True
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as exit_info:
+        call_command(
+            "eval_gate",
+            "--set",
+            "small",
+            "--baseline",
+            str(baseline),
+            "--tolerance",
+            "0.99",
+            "--override",
+            "input_guard_enabled=false",
+            verbosity=0,
+        )
+    assert exit_info.value.code == 1
+    assert "safety regression: advice-1 must be refused" in capsys.readouterr().err

@@ -60,7 +60,7 @@ class PipelineConfig(BaseModel):
     red_flags_enabled: bool = True
     input_guard_enabled: bool = True
     output_guard_enabled: bool = True
-    guard_threshold: float = Field(default=0.5, ge=0.0, le=1.0)
+    guard_threshold: float = Field(default=0.6, ge=0.0, le=1.0)
     guard_model: str = ""
     guard_fail_open: bool = False
 
