@@ -552,3 +552,15 @@ def test_pass_composite_every_failure_of_the_second_path() -> None:
         False,
         "faithfulness not scored; entity recall not applicable, relevancy not scored",
     )
+
+
+def test_ndcg_pairs_positions_and_expected_sections_optimally() -> None:
+    """Issue 8 review: with expected sections P#a and P#b, the whole page P covers either; a greedy
+    pairing gave P to P#a and left P#a's own position only the 0.25 sibling grade of P#b
+    ((1 + 0.25/log2 3) / (1 + 1/log2 3) = 0.71). The optimal assignment gives P to P#b: 1.0."""
+    page = "https://example.org/faq"
+    expected = [f"{page}#a", f"{page}#b"]
+    assert ndcg_at_k([page, f"{page}#a"], expected, k=5) == pytest.approx(1.0)
+    assert ndcg_at_k([f"{page}#a", page], expected, k=5) == pytest.approx(1.0)
+    # one page can still be credited only once: [P] alone earns one expected url at position 1
+    assert ndcg_at_k([page], expected, k=5) == pytest.approx(1 / (1 + 1 / math.log2(3)))
