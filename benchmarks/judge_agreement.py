@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.common import BASE_DIR, percentile, results_write
+from evaluation.calibration import cohen_kappa, youden_optimum
 
 AGREEMENT = BASE_DIR / "data" / "golden" / "judge-agreement.jsonl"
 SLICE = BASE_DIR / "data" / "medquad-slice"
@@ -65,10 +66,7 @@ def agreement(labels: list[int], predictions: list[int]) -> dict[str, Any]:
     fp = sum(1 for y, p in pairs if y == 0 and p == 1)
     fn = sum(1 for y, p in pairs if y == 1 and p == 0)
     observed = (tp + tn) / n if n else float("nan")
-    p_yes = ((tp + fn) / n) * ((tp + fp) / n) if n else 0.0
-    p_no = ((tn + fp) / n) * ((tn + fn) / n) if n else 0.0
-    expected = p_yes + p_no
-    kappa = (observed - expected) / (1 - expected) if n and expected < 1 else None
+    kappa = cohen_kappa(labels, predictions)
     return {
         "n": n,
         "accuracy": round(observed, 4),
@@ -203,12 +201,8 @@ def calibration_measure(provider, items: list[dict[str, Any]]) -> dict[str, Any]
     same_document = np.array([float(questions[i] @ answers[j]) for i, j in same])
 
     def youden(positive: np.ndarray, negative: np.ndarray) -> dict[str, float]:
-        best = (-1.0, 0.0)
-        for threshold in np.unique(np.concatenate([positive, negative])):
-            j = float((positive >= threshold).mean() - (negative >= threshold).mean())
-            if j > best[0]:
-                best = (j, float(threshold))
-        return {"j": round(best[0], 4), "threshold": round(best[1], 4)}
+        best = youden_optimum(positive=positive.tolist(), negative=negative.tolist())
+        return {"j": round(best.j, 4), "threshold": round(best.threshold, 4)}
 
     return {
         "model": provider.key,

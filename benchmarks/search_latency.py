@@ -18,6 +18,7 @@ import time
 from collections import defaultdict
 
 from benchmarks.common import MEDQUAD, django_setup, percentile, results_write
+from evaluation.calibration import youden_optimum
 
 QUESTIONS = 200
 
@@ -38,12 +39,8 @@ def gate_calibration(provider, answered: list[tuple[str, str, float]]) -> dict[s
     related = 0.7 * align + 0.3 * np.einsum("ij,ij->i", questions, answers)
     rotated = np.roll(np.arange(len(answered)), -1)
     unrelated = 0.7 * align[rotated] + 0.3 * np.einsum("ij,ij->i", questions, answers[rotated])
-    best = (-1.0, 0.0, 0.0, 0.0)
-    for threshold in np.unique(np.concatenate([related, unrelated])):
-        tpr = float((related >= threshold).mean())
-        fpr = float((unrelated >= threshold).mean())
-        if tpr - fpr > best[0]:
-            best = (tpr - fpr, float(threshold), tpr, fpr)
+    best_point = youden_optimum(positive=related.tolist(), negative=unrelated.tolist())
+    best = (best_point.j, best_point.threshold, best_point.tpr, best_point.fpr)
     return {
         "youden_j": round(best[0], 4),
         "threshold": round(best[1], 4),

@@ -33,7 +33,7 @@ from evaluation.metrics.retrieval import (
     url_grade,
     url_normalise,
 )
-from evaluation.metrics.stats import bootstrap_ci, latency_summary, mcnemar, percentile
+from evaluation.metrics.stats import bootstrap_ci, cochrans_q, latency_summary, mcnemar, percentile
 
 A = "https://a.org/x"
 A_SUB = "https://a.org/x/y"  # under A: grade 0.5
@@ -564,3 +564,17 @@ def test_ndcg_pairs_positions_and_expected_sections_optimally() -> None:
     assert ndcg_at_k([f"{page}#a", page], expected, k=5) == pytest.approx(1.0)
     # one page can still be credited only once: [P] alone earns one expected url at position 1
     assert ndcg_at_k([page], expected, k=5) == pytest.approx(1 / (1 + 1 / math.log2(3)))
+
+
+def test_cochrans_q_on_a_hand_computed_table() -> None:
+    """Q = (k−1)[k·ΣC² − N²] / (k·N − ΣR²) (Cochran 1950). Columns pass 3, 3, 1 of 4 questions,
+    rows pass 2, 1, 3, 1 (N = 7): Q = 2·(3·19 − 49) / (21 − 15) = 16/6; with 2 degrees of freedom
+    p = exp(−Q/2) = 0.2636."""
+    table = [[1, 1, 0], [1, 0, 0], [1, 1, 1], [0, 1, 0]]
+    result = cochrans_q(table)
+    assert result["statistic"] == pytest.approx(16 / 6)
+    assert result["p_value"] == pytest.approx(math.exp(-16 / 12))
+    assert result["df"] == 2 and result["n"] == 4
+    assert cochrans_q([[1, 1], [0, 0]]) == {"statistic": 0.0, "p_value": 1.0, "df": 1, "n": 2}
+    with pytest.raises(ValueError):
+        cochrans_q([[1], [0]])
