@@ -146,7 +146,11 @@ class GoldenSetAdmin(admin.ModelAdmin):
         if not form.instance.frozen:
             golden_set_rehash(golden_set=form.instance)
 
-    @admin.action(description="Start an evaluation run (queued for the worker)")
+    def has_start_run_permission(self, request: HttpRequest) -> bool:
+        """Starting a run needs the right to add evaluation runs (evaluators)."""
+        return request.user.has_perm("evaluation.add_evaluationrun")
+
+    @admin.action(description="Start an evaluation run (queued for the worker)", permissions=["start_run"])
     def start_run(self, request: HttpRequest, queryset: QuerySet[GoldenSet]) -> None:
         try:
             runs = evaluation_runs_start(
@@ -161,12 +165,12 @@ class GoldenSetAdmin(admin.ModelAdmin):
         links = ", ".join(str(r.pk) for r in runs)
         self.message_user(request, f"Queued evaluation run(s) {links}; the run list shows their progress.")
 
-    @admin.action(description="Make a new editable version")
+    @admin.action(description="Make a new editable version", permissions=["add"])
     def new_version(self, request: HttpRequest, queryset: QuerySet[GoldenSet]) -> None:
         made = [golden_set_new_version(golden_set=s) for s in queryset]
         self.message_user(request, "Editable: " + ", ".join(str(s) for s in made))
 
-    @admin.action(description="Export as JSONL (one set)")
+    @admin.action(description="Export as JSONL (one set)", permissions=["view"])
     def export_jsonl(self, request: HttpRequest, queryset: QuerySet[GoldenSet]) -> HttpResponse | None:
         if queryset.count() != 1:
             self.message_user(request, "Select exactly one set to export.", level=messages.WARNING)
@@ -188,7 +192,10 @@ class GoldenSetAdmin(admin.ModelAdmin):
         return extra + super().get_urls()
 
     def import_view(self, request: HttpRequest) -> HttpResponse:
-        """Upload form: JSONL → golden set version; errors name the file line."""
+        """Upload form: JSONL → golden set version; errors name the file line. Needs the right
+        to add golden sets (403 otherwise)."""
+        if not self.has_add_permission(request):
+            raise PermissionDenied("importing a golden set needs the 'add golden set' permission")
         form = GoldenImportForm(request.POST or None, request.FILES or None)
         if request.method == "POST" and form.is_valid():
             upload = form.cleaned_data["file"]
@@ -279,7 +286,11 @@ class EvaluationRunAdmin(ReadOnlyAdmin):
         value = (obj.metrics.get("latency_ms") or {}).get("p95")
         return "—" if value is None else f"{value:.0f}"
 
-    @admin.action(description="Compare the two selected runs")
+    def has_rerun_permission(self, request: HttpRequest) -> bool:
+        """Running again needs the right to add evaluation runs (evaluators)."""
+        return request.user.has_perm("evaluation.add_evaluationrun")
+
+    @admin.action(description="Compare the two selected runs", permissions=["view"])
     def compare(self, request: HttpRequest, queryset: QuerySet[EvaluationRun]) -> HttpResponse | None:
         ids = sorted(queryset.values_list("id", flat=True))
         if len(ids) != 2:
@@ -287,7 +298,7 @@ class EvaluationRunAdmin(ReadOnlyAdmin):
             return None
         return HttpResponseRedirect(reverse("admin:evaluation_evaluationrun_compare", args=ids))
 
-    @admin.action(description="Run again with the same set version and configuration")
+    @admin.action(description="Run again with the same set version and configuration", permissions=["rerun"])
     def run_again(self, request: HttpRequest, queryset: QuerySet[EvaluationRun]) -> None:
         try:
             runs = evaluation_runs_relaunch(

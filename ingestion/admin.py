@@ -192,7 +192,11 @@ class IngestionRunAdmin(admin.ModelAdmin):
         transaction.on_commit(lambda: ingestion_run_task.delay(obj.pk))
         self.message_user(request, f"Ingestion run {obj.pk} queued; refresh this page to follow its progress.")
 
-    @admin.action(description="Run again (unchanged documents are skipped)")
+    def has_rerun_permission(self, request: HttpRequest) -> bool:
+        """Running an ingestion again needs the right to add ingestion runs (editors)."""
+        return request.user.has_perm("ingestion.add_ingestionrun")
+
+    @admin.action(description="Run again (unchanged documents are skipped)", permissions=["rerun"])
     def rerun(self, request: HttpRequest, queryset: QuerySet[IngestionRun]) -> None:
         runs = ingestion_run_relaunch(run_ids=list(queryset.values_list("id", flat=True)))
         self.message_user(request, f"Queued {len(runs)} new ingestion run(s): {', '.join(str(r.id) for r in runs)}.")

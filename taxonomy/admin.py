@@ -74,7 +74,7 @@ class EntityAdmin(admin.ModelAdmin):
     inlines = [RelationInline, AliasInline]
     actions = ["propose_snomed_aliases"]
 
-    @admin.action(description="Propose SNOMED CT synonyms as aliases (pending review)")
+    @admin.action(description="Propose SNOMED CT synonyms as aliases (pending review)", permissions=["change"])
     def propose_snomed_aliases(self, request: HttpRequest, queryset: QuerySet[Entity]) -> None:
 
         count = snomed_aliases_propose(entity_ids=list(queryset.values_list("id", flat=True)))
@@ -157,15 +157,15 @@ class AliasAdmin(admin.ModelAdmin):
                 messages.WARNING,
             )
 
-    @admin.action(description="Approve selected aliases")
+    @admin.action(description="Approve selected aliases", permissions=["change"])
     def approve(self, request: HttpRequest, queryset: QuerySet[Alias]) -> None:
         self._review(request, queryset, ReviewState.APPROVED)
 
-    @admin.action(description="Reject selected aliases")
+    @admin.action(description="Reject selected aliases", permissions=["change"])
     def reject(self, request: HttpRequest, queryset: QuerySet[Alias]) -> None:
         self._review(request, queryset, ReviewState.REJECTED)
 
-    @admin.action(description="Mark selected aliases as ambiguous (may name several entities)")
+    @admin.action(description="Mark selected aliases as ambiguous (may name several entities)", permissions=["change"])
     def mark_ambiguous(self, request: HttpRequest, queryset: QuerySet[Alias]) -> None:
         updated = queryset.update(ambiguous=True)
         self.message_user(request, f"{updated} alias(es) marked ambiguous.")
