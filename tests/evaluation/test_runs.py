@@ -78,8 +78,10 @@ def test_a_run_answers_every_question_and_stores_every_metric(small_set) -> None
         assert result.entity_recall is not None
     refuse = results["advice-1"]
     assert refuse.entity_recall is None and refuse.ndcg_at_5 is None  # nothing expected: undefined
-    # no medical-advice guard yet: the request is refused only if the gate rejects the draft
-    assert refuse.passed == refuse.refused == refuse.refusal_correct == refuse.passed_er
+    # the input guard refuses the advice request explicitly; both criteria pass it for that alone
+    assert refuse.outcome == "refused" and refuse.answer.refusal_reason == "medical_advice"
+    assert refuse.refused and refuse.refusal_correct and refuse.passed and refuse.passed_er
+    assert refuse.pass_reason == "refused as required"
     overall = run.metrics["overall"]
     assert overall["ndcg_at_5"]["mean"] == 1.0 and overall["ndcg_at_5"]["n"] == 6
     assert overall["passed"]["low"] <= overall["passed"]["mean"] <= overall["passed"]["high"]
