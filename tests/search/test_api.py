@@ -147,3 +147,19 @@ def test_openapi_schema_is_served() -> None:
     assert response.status_code == 200
     operation = response.json()["paths"]["/api/v1/search"]["post"]
     assert {"200", "422", "503"} <= set(operation["responses"])
+
+
+def test_the_openapi_schema_declares_limits_and_every_safety_field() -> None:
+    """The schema a client generates from must say what the API enforces (length limits) and
+    return (outcome enum, refusal reason, red flag, AI disclosure)."""
+    from zolsearch.api import api
+
+    schema = api.get_openapi_schema()
+    components = schema["components"]["schemas"]
+    question = components["SearchIn"]["properties"]["question"]
+    assert (question["minLength"], question["maxLength"]) == (1, 1000)
+    out = components["SearchOut"]["properties"]
+    assert {"outcome", "refusal_reason", "red_flag", "ai_generated", "generator_model", "disclosure"} <= set(out)
+    outcome = components[out["outcome"]["$ref"].split("/")[-1]]
+    assert set(outcome["enum"]) == {"answered", "gate_rejected", "no_results", "refused", "red_flag"}
+    assert set(components["RedFlagOut"]["properties"]) == {"category", "number", "message"}
