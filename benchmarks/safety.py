@@ -68,8 +68,37 @@ def main() -> None:
     print(json.dumps({k: v for k, v in red_flags.items() if k != "errors"}, indent=1))
     print(f"{len(misses)} red-flag errors")
 
-    # --- input guard: stratified 5-fold cross-validation on the training examples ---
     provider = embedding_provider_get()
+    # --- rules alone vs rules + the red-flag model, per labelled set ---
+    from zolsearch.search.safety.redflag_model import red_flag_classify
+
+    def routed_by(text: str, vector, with_model: bool) -> str:  # type: ignore[no-untyped-def]
+        hit = red_flag_detect(text)
+        if hit is not None:
+            return "none" if hit.notice_only else hit.category.value
+        if not with_model:
+            return "none"
+        model_hit, _ = red_flag_classify(text=text, vector=vector, provider=provider, threshold=0.7)
+        return model_hit.category.value if model_hit else "none"
+
+    detectors: dict[str, dict[str, object]] = {}
+    for name in ("red-flags", "red-flags-holdout", "red-flags-holdout2"):
+        set_rows = [
+            json.loads(line) for line in (BASE_DIR / f"data/safety/{name}.jsonl").read_text().splitlines() if line
+        ]
+        vectors = provider.embed_queries([r["text"] for r in set_rows])
+        for with_model in (False, True):
+            counts: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+            for row, vector in zip(set_rows, vectors, strict=True):
+                counts[row["label"]][1] += 1
+                counts[row["label"]][0] += routed_by(row["text"], vector, with_model) == row["label"]
+            detectors[f"{name}/{'rules+model' if with_model else 'rules'}"] = {
+                k: f"{g}/{n}" for k, (g, n) in sorted(counts.items())
+            }
+    print(json.dumps(detectors, indent=1))
+    red_flags["detectors"] = detectors
+
+    # --- input guard: stratified 5-fold cross-validation on the training examples ---
     examples = guard_examples()
     texts = [e.text for e in examples]
     labels = np.array([e.label for e in examples])

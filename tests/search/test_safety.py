@@ -263,3 +263,26 @@ def test_other_languages_get_dutch_and_english_and_the_emergency_line_in_their_o
     assert "112" in red_flag_message("emergency", "ar")
     text = fallback_message("ro")
     assert "onthaal" in text and "reception desk" in text
+
+
+def test_the_red_flag_model_routes_an_emergency_the_rules_miss() -> None:
+    """GIVEN a collapse described in words no rule has ("zakte door zijn benen", "antwoordt niet")
+    WHEN asked THEN the second detector routes it to 112; with the model switched off the rules
+    alone do not."""
+    question = "Mijn vader zakte net door zijn benen, hij is helemaal wit en antwoordt niet als ik hem roep"
+    assert red_flag_detect(question) is None
+    state, answer = search_answer(request=SearchRequest(question=question, language="nl"))
+    assert answer.outcome == Outcome.RED_FLAG and answer.red_flag_category == "emergency"
+    assert answer_trace(answer=answer).red_flag.rule.startswith("model p=")
+    assert "dense" not in state.timings_ms
+    off = pipeline_config_default().with_overrides(red_flag_model_enabled=False)
+    assert search_answer(request=SearchRequest(question=question, language="nl"), config=off)[1].outcome != Outcome.RED_FLAG
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["What are the symptoms of ABCD syndrome?", "Wat zijn de bijwerkingen van ibuprofen?", "Waar kan ik parkeren?"],
+)
+def test_the_red_flag_model_leaves_ordinary_questions_alone(question: str) -> None:
+    answer = search_answer(request=SearchRequest(question=question))[1]
+    assert answer.outcome != Outcome.RED_FLAG

@@ -31,6 +31,9 @@ class PipelineConfig(BaseModel):
     - ``hnsw_ef_search``: pgvector ``hnsw.ef_search`` (≥ the candidate count).
     - ``red_flags_enabled``: route emergencies, poisoning, suicide and out-of-hours cues to
       112 / 070 245 245 / 1813 / 1733 before any retrieval.
+    - ``red_flag_model_enabled`` / ``red_flag_model_threshold``: the second red-flag detector (a
+      classifier over the query vector) for phrasings the rules miss; routes at probability ≥ the
+      threshold (in [0, 1]).
     - ``input_guard_enabled`` / ``output_guard_enabled``: refuse individual medical advice,
       harmful and out-of-purpose requests (input), and drafts that address the asker with a
       dose or a diagnosis (output).
@@ -58,6 +61,8 @@ class PipelineConfig(BaseModel):
     llm_model: str = ""
     hnsw_ef_search: int = Field(default=200, ge=1)
     red_flags_enabled: bool = True
+    red_flag_model_enabled: bool = True
+    red_flag_model_threshold: float = Field(default=0.7, ge=0.0, le=1.0)
     input_guard_enabled: bool = True
     output_guard_enabled: bool = True
     guard_threshold: float = Field(default=0.6, ge=0.0, le=1.0)

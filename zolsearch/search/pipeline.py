@@ -20,7 +20,7 @@ from zolsearch.search.stages.compose import ComposeStage
 from zolsearch.search.stages.generate import GenerationStage
 from zolsearch.search.stages.quality_gate import GateStage
 from zolsearch.search.stages.retrieval import DenseRetrievalStage, EmbedQueryStage, FusionStage, LexicalRetrievalStage
-from zolsearch.search.stages.safety import InputGuardStage, OutputGuardStage, RedFlagStage
+from zolsearch.search.stages.safety import InputGuardStage, OutputGuardStage, RedFlagModelStage, RedFlagStage
 from zolsearch.search.stages.taxonomy import TaxonomyStage
 from zolsearch.search.stages.understand import UnderstandStage
 
@@ -46,6 +46,7 @@ STAGES: tuple[Stage, ...] = (
     RedFlagStage(),
     TaxonomyStage(),
     EmbedQueryStage(),
+    RedFlagModelStage(),
     InputGuardStage(),
     DenseRetrievalStage(),
     LexicalRetrievalStage(),

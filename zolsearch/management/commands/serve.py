@@ -24,6 +24,7 @@ from core.language import language_detect
 from core.observability import metrics_dir_reset
 from core.providers.embeddings import embedding_provider_get
 from zolsearch.search.safety.guard import guard_classifier_get
+from zolsearch.search.safety.redflag_model import red_flag_model_get
 
 
 class Command(BaseCommand):
@@ -41,6 +42,7 @@ class Command(BaseCommand):
         provider.embed_query("warm-up")  # load the models before the first request
         language_detect("warm-up", default="nl")
         guard_classifier_get(provider)  # train the offline input guard (about a second)
+        red_flag_model_get(provider)  # and the second red-flag detector
 
         worker = None
         if not options["no_worker"]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from core.observability import RED_FLAGS_TOTAL
 from zolsearch.search.contract import GuardTrace, Outcome, RedFlagCategory, RedFlagTrace, RefusalReason
 from zolsearch.search.safety.guard import input_guard_decide, output_guard_decide
+from zolsearch.search.safety.redflag_model import red_flag_classify
 from zolsearch.search.safety.redflags import RedFlagHit, red_flag_detect
 from zolsearch.search.stages.base import SearchState, Stage, StopPipeline
 
@@ -36,6 +37,33 @@ class RedFlagStage(Stage):
             state.emergency_notice = True
             return
         state.red_flag = hit
+        RED_FLAGS_TOTAL.labels(category=hit.category.value).inc()
+        raise StopPipeline(Outcome.RED_FLAG, f"red flag {hit.category.value} ({hit.rule})")
+
+
+class RedFlagModelStage(Stage):
+    """The second red-flag detector (a classifier over the query vector) for messages the rules
+    did not route and did not mark informational; routes like the rules do."""
+
+    name = "red_flags_model"
+    reads = frozenset({"request", "config", "query_vector", "provider", "emergency_notice"})
+    adds = frozenset({"red_flag"})
+
+    def applies(self, state: SearchState) -> bool:
+        return state.config.red_flags_enabled and state.config.red_flag_model_enabled and not state.emergency_notice
+
+    def run(self, state: SearchState) -> None:
+        assert state.query_vector is not None
+        hit, _ = red_flag_classify(
+            text=state.request.question,
+            vector=state.query_vector,
+            provider=state.provider,
+            threshold=state.config.red_flag_model_threshold,
+        )
+        if hit is None:
+            return
+        state.red_flag = hit
+        state.trace.red_flag = RedFlagTrace(category=hit.category, number=hit.number, rule=hit.rule)
         RED_FLAGS_TOTAL.labels(category=hit.category.value).inc()
         raise StopPipeline(Outcome.RED_FLAG, f"red flag {hit.category.value} ({hit.rule})")
 
