@@ -138,15 +138,16 @@ def main() -> None:
     # --- added latency (offline): red flags + input guard on a question vector already embedded ---
     sample = [r["text"] for r in rows[:200]]
     sample_vectors = provider.embed_queries(sample)
-    input_guard_decide(text=sample[0], vector=sample_vectors[0], provider=provider, threshold=0.5)  # train once
+    input_guard_decide(text=sample[0], vector=sample_vectors[0], provider=provider, threshold=0.6)  # train once
     added_ms = []
     for text, vector in zip(sample * 3, np.vstack([sample_vectors] * 3), strict=True):
         t0 = time.perf_counter()
-        red_flag_detect(text)
-        input_guard_decide(text=text, vector=vector, provider=provider, threshold=0.5)
+        if red_flag_detect(text) is None:
+            red_flag_classify(text=text, vector=vector, provider=provider, threshold=0.7)
+        input_guard_decide(text=text, vector=vector, provider=provider, threshold=0.6)
         added_ms.append((time.perf_counter() - t0) * 1000)
     latency = {
-        "red_flags_plus_input_guard_ms": {
+        "red_flags_rules_model_plus_input_guard_ms": {
             "p50": round(percentile(added_ms, 50), 3),
             "p95": round(percentile(added_ms, 95), 3),
             "n": len(added_ms),
