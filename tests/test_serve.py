@@ -30,10 +30,12 @@ def _free_port() -> int:
 
 
 @pytest.mark.slow
-def test_serve_ingests_on_first_start_answers_and_stops_cleanly(tmp_path: Path) -> None:
+@pytest.mark.parametrize("stop_signal", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "sigterm"])
+def test_serve_ingests_on_first_start_answers_and_stops_cleanly(tmp_path: Path, stop_signal: int) -> None:
     """GIVEN an empty data folder WHEN `serve` starts THEN it migrates, ingests the demo corpus,
     creates the admin login, starts a worker and answers a MedQuAD question with a citation;
-    WHEN it gets Ctrl-C THEN it exits and the embedded PostgreSQL stops."""
+    WHEN it gets Ctrl-C or SIGTERM THEN it exits within 20 s, its worker is gone and the
+    embedded PostgreSQL stops."""
     port = _free_port()
     pgdata = tmp_path / "pg"
     env = {
@@ -83,13 +85,19 @@ def test_serve_ingests_on_first_start_answers_and_stops_cleanly(tmp_path: Path) 
         assert (tmp_path / "admin-password.txt").stat().st_mode & 0o777 == 0o600
         assert f"http://127.0.0.1:{port}/api/v1/search" in output
     finally:
-        process.send_signal(signal.SIGINT)
+        process.send_signal(stop_signal)
         try:
-            process.wait(timeout=60)
+            process.wait(timeout=20)
         except subprocess.TimeoutExpired:
             process.kill()
             raise
         log.close()
+    worker_pid = int(output.split("Celery, pid ")[1].split(")")[0].split()[0]) if "Celery, pid " in output else None
+    if worker_pid is not None:
+        assert (
+            not Path(f"/proc/{worker_pid}").exists()
+            or "zombie" in Path(f"/proc/{worker_pid}/status").read_text().lower()
+        ), "the Celery worker kept running after serve stopped"
     assert process.returncode is not None
     deadline = time.monotonic() + 30
     while (pgdata / "postmaster.pid").exists() and time.monotonic() < deadline:

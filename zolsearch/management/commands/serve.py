@@ -26,6 +26,27 @@ from core.providers.embeddings import embedding_provider_get
 from zolsearch.search.safety.guard import guard_classifier_get
 from zolsearch.search.safety.redflag_model import red_flag_model_get
 
+WORKER_WARM_SHUTDOWN_S = 5  # then a cold shutdown (SIGQUIT), then SIGKILL
+
+
+def _terminate(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
+def _worker_stop(worker: subprocess.Popen[bytes]) -> None:
+    """Stop the Celery worker: warm shutdown (SIGTERM: finish the current task) for up to
+    :data:`WORKER_WARM_SHUTDOWN_S` s, then cold (SIGQUIT: requeue it; tasks are acked late),
+    then SIGKILL. Returns within about 2·WORKER_WARM_SHUTDOWN_S seconds."""
+    for sig in (signal.SIGTERM, signal.SIGQUIT, signal.SIGKILL):
+        if worker.poll() is not None:
+            return
+        worker.send_signal(sig)
+        try:
+            worker.wait(timeout=WORKER_WARM_SHUTDOWN_S)
+            return
+        except subprocess.TimeoutExpired:
+            continue
+
 
 class Command(BaseCommand):
     help = "Run ZOL Search locally: database, demo corpus, admin login, Celery worker and web server."
@@ -77,15 +98,16 @@ class Command(BaseCommand):
                 f'-d \'{{"question": "What are the symptoms of Alzheimer disease?"}}\'\n'
             )
         )
+        # SIGTERM (systemd, docker stop, kill) ends serve the way Ctrl-C does, so the worker and the
+        # embedded PostgreSQL it started are stopped too instead of being left running.
+        signal.signal(signal.SIGTERM, _terminate)
         try:
             call_command("runserver", host, use_reloader=False, skip_checks=True)
+        except KeyboardInterrupt:
+            pass
         finally:
-            if worker is not None and worker.poll() is None:
-                worker.send_signal(signal.SIGTERM)
-                try:
-                    worker.wait(timeout=15)
-                except subprocess.TimeoutExpired:
-                    worker.kill()
+            if worker is not None:
+                _worker_stop(worker)
 
     def _admin_login(self) -> None:
         """Create user ``admin`` once; its password is DJANGO_SUPERUSER_PASSWORD or generated."""
