@@ -276,7 +276,10 @@ def test_the_red_flag_model_routes_an_emergency_the_rules_miss() -> None:
     assert answer_trace(answer=answer).red_flag.rule.startswith("model p=")
     assert "dense" not in state.timings_ms
     off = pipeline_config_default().with_overrides(red_flag_model_enabled=False)
-    assert search_answer(request=SearchRequest(question=question, language="nl"), config=off)[1].outcome != Outcome.RED_FLAG
+    assert (
+        search_answer(request=SearchRequest(question=question, language="nl"), config=off)[1].outcome
+        != Outcome.RED_FLAG
+    )
 
 
 @pytest.mark.parametrize(
