@@ -70,27 +70,8 @@ class DevQuery:
     relevant: str  # external_id
 
 
-# Paraphrase templates per MedQuAD qtype (English and Dutch). The Dutch ones are the kind of
-# question a Flemish patient types; MedQuAD has no Dutch text, so these probe cross-lingual
-# retrieval. Written for this benchmark; not tuned on results.
-PARAPHRASES = {
-    "information": ("Can you explain what {f} is?", "Wat is {f}?"),
-    "symptoms": ("How do I recognise {f}?", "Wat zijn de symptomen van {f}?"),
-    "treatment": ("How can {f} be treated?", "Hoe wordt {f} behandeld?"),
-    "causes": ("Why does someone get {f}?", "Wat is de oorzaak van {f}?"),
-    "inheritance": ("Can {f} be passed on to children?", "Is {f} erfelijk?"),
-    "frequency": ("How common is {f}?", "Hoe vaak komt {f} voor?"),
-    "genetic changes": ("Which genes are involved in {f}?", "Welke genen spelen een rol bij {f}?"),
-    "outlook": ("What is the long-term outlook with {f}?", "Wat is de prognose bij {f}?"),
-    "prevention": ("How can I avoid getting {f}?", "Hoe kan ik {f} voorkomen?"),
-    "susceptibility": ("Who is at risk for {f}?", "Wie loopt risico op {f}?"),
-    "exams and tests": ("Which tests show {f}?", "Welke onderzoeken tonen {f} aan?"),
-    "research": ("Are there studies on {f}?", "Wordt er onderzoek gedaan naar {f}?"),
-    "complications": ("What problems can {f} lead to?", "Welke complicaties kan {f} geven?"),
-    "stages": ("What are the stages of {f}?", "Welke stadia heeft {f}?"),
-    "support groups": ("Where can I find support for {f}?", "Waar vind ik steun bij {f}?"),
-    "considerations": ("What should I keep in mind with {f}?", "Waar moet ik op letten bij {f}?"),
-}
+# Paraphrase templates per MedQuAD qtype: the golden set builders' (one copy).
+from evaluation.golden.builders.medquad import PARAPHRASES  # noqa: E402
 
 
 def dev_queries(documents: list[tuple[str, str, str, str]], *, n: int, seed: int = 20261122) -> list[DevQuery]:

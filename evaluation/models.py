@@ -140,6 +140,7 @@ class EvaluationResult(models.Model):
     entity_recall = models.FloatField(null=True, blank=True)
     matched_entities = models.JSONField(default=list, blank=True)
     ndcg_at_5 = models.FloatField(null=True, blank=True)
+    ndcg_trec_at_5 = models.FloatField(null=True, blank=True)  # trec_eval nDCG@5 (ir_measures), for comparison
     mrr = models.FloatField(null=True, blank=True)
     precision_at_5 = models.FloatField(null=True, blank=True)
     recall_at_5 = models.FloatField(null=True, blank=True)

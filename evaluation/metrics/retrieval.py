@@ -30,6 +30,7 @@ import math
 from collections.abc import Sequence
 from urllib.parse import SplitResult, urlsplit, urlunsplit
 
+import ir_measures
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
@@ -253,3 +254,37 @@ def recall_at_k(ranked: Sequence[str], expected: Sequence[str], *, k: int = 5) -
     top = items[:k]
     covered = sum(1 for e in expected_items if any(_covers(i, e) or _is_sub_page(i, e) for i in top))
     return covered / len(expected_items)
+
+
+# Integer grades of the TREC qrels built from the URL-prefix relevance: exact 4, sub-page 2,
+# sibling section 1 (the 1.0 / 0.5 / 0.25 grades × 4).
+TREC_GRADE_SCALE = 4
+
+
+def ndcg_trec_at_k(ranked: Sequence[str], expected: Sequence[str], *, k: int = 5) -> float | None:
+    """trec_eval's nDCG@k (``ir_measures``, pytrec_eval backend), in [0, 1], for comparison with
+    published figures.
+
+    Qrels: every expected url at grade 4, and every retrieved url with a positive URL-prefix
+    grade at that grade × :data:`TREC_GRADE_SCALE` (sub-page 2, sibling section 1); the run is
+    the distinct retrieved list with descending scores. Unlike :func:`ndcg_at_k`, each relevant
+    url counts on its own (two sub-pages of one expected page both earn gain, and the ideal
+    grows with them), gains are the integer grades and the discount is 1/log2(rank + 1)
+    (Järvelin & Kekäläinen 2002 as implemented by trec_eval). ``None`` when ``expected`` has no
+    non-blank url. Raises ``ValueError`` for ``k < 1``.
+    """
+    _check_k(k)
+    items, expected_items = _judged(ranked, expected)
+    if not expected_items:
+        return None
+    grades = {urlunsplit(e): TREC_GRADE_SCALE for e in expected_items}
+    for item in items:
+        grade = round(_grade(item, expected_items) * TREC_GRADE_SCALE)
+        if grade > 0:
+            grades.setdefault(urlunsplit(item), grade)
+    qrels = [ir_measures.Qrel("q", url, grade) for url, grade in grades.items()]
+    run = [ir_measures.ScoredDoc("q", urlunsplit(item), float(len(items) - rank)) for rank, item in enumerate(items)]
+    if not run:
+        return 0.0
+    values = list(ir_measures.iter_calc([ir_measures.nDCG @ k], qrels, run))
+    return float(values[0].value) if values else 0.0

@@ -11,6 +11,7 @@ from evaluation.metrics.stats import bootstrap_ci, latency_summary
 SCORE_METRICS = (
     "entity_recall",
     "ndcg_at_5",
+    "ndcg_trec_at_5",
     "mrr",
     "precision_at_5",
     "recall_at_5",

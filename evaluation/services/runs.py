@@ -24,7 +24,7 @@ from core.providers.embeddings import EmbeddingModelMismatch, EmbeddingUnavailab
 from evaluation.judges import Judge, JudgeUnavailable, judge_get
 from evaluation.metrics.answers import answer_fallback, answer_refused, entity_recall, red_flag_correct
 from evaluation.metrics.criteria import pass_composite, pass_er_only
-from evaluation.metrics.retrieval import mrr, ndcg_at_k, precision_at_k, ranked_urls, recall_at_k
+from evaluation.metrics.retrieval import mrr, ndcg_at_k, ndcg_trec_at_k, precision_at_k, ranked_urls, recall_at_k
 from evaluation.metrics.summary import metric_mean, run_summary
 from evaluation.models import EvaluationResult, EvaluationRun, GoldenQuestion, GoldenSet
 from evaluation.selectors import entity_synonyms
@@ -216,6 +216,7 @@ def _result_fields(
         entity_recall=recall,
         matched_entities=matched,
         ndcg_at_5=ndcg_at_k(urls, expected_urls, k=5),
+        ndcg_trec_at_5=ndcg_trec_at_k(urls, expected_urls, k=5),
         mrr=mrr(urls, expected_urls),
         precision_at_5=precision_at_k(urls, expected_urls, k=5),
         recall_at_5=recall_at_k(urls, expected_urls, k=5),
@@ -237,6 +238,7 @@ def evaluation_run_summarise(*, run: EvaluationRun) -> EvaluationRun:
             "language": r.question.language,
             "entity_recall": r.entity_recall,
             "ndcg_at_5": r.ndcg_at_5,
+            "ndcg_trec_at_5": r.ndcg_trec_at_5,
             "mrr": r.mrr,
             "precision_at_5": r.precision_at_5,
             "recall_at_5": r.recall_at_5,

@@ -453,3 +453,24 @@ def test_command_errors_are_clear(args: list[str], message: str, tmp_path: Path)
 def test_command_refuses_an_out_folder_that_does_not_exist(tmp_path: Path) -> None:
     with pytest.raises(CommandError, match="--out folder does not exist"):
         call_command("golden_build", "sample-hospital", "--out", str(tmp_path / "missing" / "x.jsonl"))
+
+
+def test_medquad_paraphrases_keep_the_expectations_and_change_the_wording() -> None:
+    from evaluation.golden.io import GoldenItem
+
+    item = GoldenItem(
+        qid="medquad:GARD:0000004:1",
+        question="What are the symptoms of ABCD syndrome ?",
+        language="en",
+        category="symptoms",
+        expected_entities=("ABCD syndrome",),
+        expected_urls=("https://rarediseases.info.nih.gov/gard/335/abcd-syndrome",),
+    )
+    odd = GoldenItem(qid="x", question="?", category="no such qtype", expected_entities=("y",))
+    english, dutch = (builders.medquad_paraphrased(items=[item, odd], language=lang) for lang in ("en", "nl"))
+    assert [i.question for i in english] == ["How do I recognise ABCD syndrome?"]
+    assert [i.question for i in dutch] == ["Wat zijn de symptomen van ABCD syndrome?"]
+    assert dutch[0].qid == "medquad:GARD:0000004:1:para-nl" and dutch[0].language == "nl"
+    assert dutch[0].expected_urls == item.expected_urls and dutch[0].expected_entities == item.expected_entities
+    with pytest.raises(ValueError):
+        builders.medquad_paraphrased(items=[item], language="fr")

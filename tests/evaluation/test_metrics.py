@@ -27,6 +27,7 @@ from evaluation.metrics.retrieval import (
     SECTION_GRADE,
     mrr,
     ndcg_at_k,
+    ndcg_trec_at_k,
     precision_at_k,
     ranked_urls,
     recall_at_k,
@@ -578,3 +579,15 @@ def test_cochrans_q_on_a_hand_computed_table() -> None:
     assert cochrans_q([[1, 1], [0, 0]]) == {"statistic": 0.0, "p_value": 1.0, "df": 1, "n": 2}
     with pytest.raises(ValueError):
         cochrans_q([[1], [0]])
+
+
+def test_trec_ndcg_counts_each_relevant_url_on_its_own() -> None:
+    """Qrels {A: 4} and the retrieved sub-page A_SUB: 2; run [X, A]: DCG = 4/log2 3; IDCG = 4
+    → 0.631. With the sub-page retrieved first, [A_SUB, A]: DCG = 2 + 4/log2 3, IDCG = 4 + 2/log2 3
+    (the ideal grows with the judged sub-page) → 0.898; the project's NDCG credits A once, at its
+    best discounted position (1/log2 3 = 0.631 beats the sub-page's 0.5 at rank 1): 0.631."""
+    assert ndcg_trec_at_k(["https://x.org/", A], [A], k=5) == pytest.approx((4 / math.log2(3)) / 4)
+    value = ndcg_trec_at_k([A_SUB, A], [A], k=5)
+    assert value == pytest.approx((2 + 4 / math.log2(3)) / (4 + 2 / math.log2(3)))
+    assert ndcg_at_k([A_SUB, A], [A], k=5) == pytest.approx(1 / math.log2(3))
+    assert ndcg_trec_at_k([A], [], k=5) is None

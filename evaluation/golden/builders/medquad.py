@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from evaluation.golden.builders.common import HELDOUT_PERCENT, SPLITS, _hash_int
@@ -112,3 +113,53 @@ def medquad_golden(*, path: Path, split: str, limit: int | None, seed: int) -> l
         keep = _spread_sample(items, strata=strata, limit=limit, seed=seed)
         items = [item for item in items if item.qid in keep]
     return items
+
+
+# Paraphrase templates per MedQuAD qtype (English and Dutch), written for the project's
+# benchmarks (not tuned on results): the MedQuAD questions are stored verbatim in the chunks they
+# retrieve, so scores on the original wording flatter retrieval (issue 8 review).
+PARAPHRASES = {
+    "information": ("Can you explain what {f} is?", "Wat is {f}?"),
+    "symptoms": ("How do I recognise {f}?", "Wat zijn de symptomen van {f}?"),
+    "treatment": ("How can {f} be treated?", "Hoe wordt {f} behandeld?"),
+    "causes": ("Why does someone get {f}?", "Wat is de oorzaak van {f}?"),
+    "inheritance": ("Can {f} be passed on to children?", "Is {f} erfelijk?"),
+    "frequency": ("How common is {f}?", "Hoe vaak komt {f} voor?"),
+    "genetic changes": ("Which genes are involved in {f}?", "Welke genen spelen een rol bij {f}?"),
+    "outlook": ("What is the long-term outlook with {f}?", "Wat is de prognose bij {f}?"),
+    "prevention": ("How can I avoid getting {f}?", "Hoe kan ik {f} voorkomen?"),
+    "susceptibility": ("Who is at risk for {f}?", "Wie loopt risico op {f}?"),
+    "exams and tests": ("Which tests show {f}?", "Welke onderzoeken tonen {f} aan?"),
+    "research": ("Are there studies on {f}?", "Wordt er onderzoek gedaan naar {f}?"),
+    "complications": ("What problems can {f} lead to?", "Welke complicaties kan {f} geven?"),
+    "stages": ("What are the stages of {f}?", "Welke stadia heeft {f}?"),
+    "support groups": ("Where can I find support for {f}?", "Waar vind ik steun bij {f}?"),
+    "considerations": ("What should I keep in mind with {f}?", "Waar moet ik op letten bij {f}?"),
+}
+
+
+def medquad_paraphrased(*, items: list[GoldenItem], language: str) -> list[GoldenItem]:
+    """The MedQuAD ``items`` asked in other words: the template of their qtype (the category)
+    filled with their focus (the first expected entity), in English (``language`` ``en``) or
+    Dutch (``nl``, a cross-lingual probe: the pages are English). Expected urls and entities
+    stay; qids gain ``:para-<language>``; items whose qtype has no template are left out.
+    Raises ``ValueError`` for another language."""
+    if language not in ("en", "nl"):
+        raise ValueError(f"paraphrase language must be en or nl, got {language!r}")
+    column = 0 if language == "en" else 1
+    out = []
+    for item in items:
+        templates = PARAPHRASES.get(item.category)
+        if not templates or not item.expected_entities:
+            continue
+        out.append(
+            replace(
+                item,
+                qid=f"{item.qid}:para-{language}",
+                question=templates[column].format(f=item.expected_entities[0]),
+                language=language,
+                tags=(*item.tags, f"paraphrase-{language}"),
+                notes=f"{item.notes}; paraphrased from: {item.question}",
+            )
+        )
+    return out

@@ -21,19 +21,19 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from evaluation.golden import builders
-from evaluation.golden.io import GoldenItem, golden_jsonl_write
+from evaluation.golden.io import GoldenItem, golden_jsonl_load, golden_jsonl_write
 from ingestion.connectors import ConnectorError
 
-KINDS = ("medquad", "rivm", "medsafetybench", "sample-hospital", "red-flags", "ci")
-NEEDS_SOURCE = {"medquad", "rivm", "medsafetybench"}
+KINDS = ("medquad", "rivm", "medsafetybench", "sample-hospital", "red-flags", "paraphrase", "ci")
+NEEDS_SOURCE = {"medquad", "rivm", "medsafetybench", "paraphrase"}
 TAKES_LIMIT = {"medquad", "medsafetybench"}
 
 
 class Command(BaseCommand):
     help = (
         "Build a golden question set as JSONL: medquad (--split dev|heldout), rivm, medsafetybench "
-        "(--limit per category), sample-hospital (invented SAMPLE data), red-flags (data/safety) or ci "
-        "(the regression set)."
+        "(--limit per category), sample-hospital (invented SAMPLE data), red-flags (data/safety), "
+        "paraphrase (--source a MedQuAD golden JSONL, --language en|nl) or ci (the regression set)."
     )
     requires_system_checks: list[str] = []  # no checks: some touch the database, which this never needs
 
@@ -46,6 +46,9 @@ class Command(BaseCommand):
             "--limit", type=int, default=None, help="medquad: at most N questions; medsafetybench: N per category."
         )
         parser.add_argument("--seed", type=int, default=0, help="Seed of the --limit sample (default 0).")
+        parser.add_argument(
+            "--language", choices=("en", "nl"), default="en", help="paraphrase: the language of the paraphrases."
+        )
 
     def handle(self, *args: object, **options: Any) -> None:
         kind = str(options["kind"])
@@ -69,7 +72,11 @@ class Command(BaseCommand):
             raise CommandError(f"--out is a folder, not a file: {out}")
 
         try:
-            items = self._build(kind, source=source, split=str(split), limit=limit, seed=seed)
+            if kind == "paraphrase":
+                assert source is not None
+                items = builders.medquad_paraphrased(items=golden_jsonl_load(source), language=str(options["language"]))
+            else:
+                items = self._build(kind, source=source, split=str(split), limit=limit, seed=seed)
         except (ConnectorError, ValueError, OSError) as exc:
             raise CommandError(f"cannot build {kind} from {source}: {exc}") from exc
         if not items:
