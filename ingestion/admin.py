@@ -14,10 +14,9 @@ from django.db.models import Count, QuerySet
 from django.http import HttpRequest
 from django.utils.html import format_html
 
-from core.providers.embeddings import embedding_provider_get
 from ingestion.connectors import CONNECTORS
 from ingestion.models import Chunk, Document, IngestionRun, Source
-from ingestion.services import ingestion_run_relaunch
+from ingestion.services import ingestion_run_relaunch, ingestion_run_start
 
 
 class ReadOnlyAdmin(admin.ModelAdmin):
@@ -182,15 +181,15 @@ class IngestionRunAdmin(admin.ModelAdmin):
         )
 
     def save_model(self, request: HttpRequest, obj: IngestionRun, form: object, change: bool) -> None:
-        """A run added in the admin is queued for the Celery worker after commit."""
-        from django.db import transaction
-
-        from ingestion.tasks import ingestion_run_task
-
-        obj.model_key = embedding_provider_get().key
-        super().save_model(request, obj, form, change)
-        transaction.on_commit(lambda: ingestion_run_task.delay(obj.pk))
-        self.message_user(request, f"Ingestion run {obj.pk} queued; refresh this page to follow its progress.")
+        """A run added in the admin is created and queued by the service (after commit)."""
+        run = ingestion_run_start(
+            connector=obj.connector,
+            path=obj.path,
+            limit=obj.options.get("limit"),
+            subsets=obj.options.get("subsets") or (),
+        )
+        obj.pk, obj.model_key, obj._state.adding = run.pk, run.model_key, False
+        self.message_user(request, f"Ingestion run {run.pk} queued; refresh this page to follow its progress.")
 
     def has_rerun_permission(self, request: HttpRequest) -> bool:
         """Running an ingestion again needs the right to add ingestion runs (editors)."""

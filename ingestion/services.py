@@ -70,6 +70,19 @@ def ingestion_run_create(
     return run
 
 
+def ingestion_run_start(
+    *, connector: str, path: str, limit: int | None = None, subsets: Sequence[str] = (), source_key: str = ""
+) -> IngestionRun:
+    """Create a PENDING run (:func:`ingestion_run_create`) and queue it for the Celery worker
+    after commit. Raises ``ConnectorError`` for an unknown connector (nothing stored or queued)."""
+    from ingestion.tasks import ingestion_run_task  # tasks import this module: enqueue lazily
+
+    with transaction.atomic():
+        run = ingestion_run_create(connector=connector, path=path, limit=limit, subsets=subsets, source_key=source_key)
+        transaction.on_commit(partial(ingestion_run_task.delay, run.id))
+    return run
+
+
 def embedding_index_name(*, model_key: str, dimensions: int) -> str:
     """Name of the partial HNSW index for one model (≤ 63 characters, PostgreSQL's limit)."""
     slug = re.sub(r"[^a-z0-9]+", "_", model_key.lower()).strip("_")[:30]

@@ -222,7 +222,10 @@ class SnomedDescriptionAdmin(admin.ModelAdmin):
         ), False
 
 
+@admin.register(SnomedImport)
 class SnomedImportAdmin(admin.ModelAdmin):
+    """SNOMED CT RF2 imports (``manage.py snomed_import``): status, files, row counts, timings."""
+
     list_display = ("started_at", "path", "release_type", "status", "counts")
     list_filter = ("status",)
     readonly_fields = [f.name for f in SnomedImport._meta.fields]

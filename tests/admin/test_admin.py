@@ -20,6 +20,7 @@ pytestmark = pytest.mark.django_db
         "admin:ingestion_document_changelist",
         "admin:ingestion_ingestionrun_changelist",
         "admin:search_answer_changelist",
+        "admin:taxonomy_snomedimport_changelist",
     ],
 )
 def test_list_pages_render_with_a_bounded_number_of_queries(
