@@ -18,8 +18,8 @@ from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
-from django.utils.html import format_html
 
+from core.admin_runs import BackgroundRunAdminMixin
 from evaluation.golden.io import GoldenFormatError, golden_jsonl_read, golden_jsonl_write
 from evaluation.metrics.stats import mcnemar
 from evaluation.models import EvaluationResult, EvaluationRun, GoldenQuestion, GoldenSet, Judgement
@@ -236,7 +236,7 @@ class GoldenSetAdmin(admin.ModelAdmin):
 
 
 @admin.register(EvaluationRun)
-class EvaluationRunAdmin(ReadOnlyAdmin):
+class EvaluationRunAdmin(BackgroundRunAdminMixin, ReadOnlyAdmin):
     """Run list with headline metrics; the run page shows the per-category table, a chart and
     the per-question list; two selected runs can be compared side by side."""
 
@@ -258,12 +258,6 @@ class EvaluationRunAdmin(ReadOnlyAdmin):
     list_select_related = ("golden_set",)
     search_fields = ("label", "golden_set__name", "config_hash")
     actions = ["compare", "run_again"]
-
-    @admin.display(description="progress")
-    def progress(self, obj: EvaluationRun) -> str:
-        return format_html(
-            '<progress value="{}" max="{}"></progress> {} / {}', obj.done, obj.total or 1, obj.done, obj.total
-        )
 
     @admin.display(description="pass", ordering="pass_rate")
     def pass_rate_pct(self, obj: EvaluationRun) -> str:

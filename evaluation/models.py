@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from django.db import models
 
+from core.runs import BackgroundRun
 from zolsearch.search.models import Answer
 
 
@@ -69,7 +70,7 @@ class GoldenQuestion(models.Model):
         return f"{self.qid}: {self.question[:60]}"
 
 
-class EvaluationRun(models.Model):
+class EvaluationRun(BackgroundRun):
     """One execution of the pipeline over a golden set version with a frozen configuration.
 
     ``metrics``: the summary (see ``evaluation.metrics.summary.run_summary``): overall means with
@@ -77,36 +78,22 @@ class EvaluationRun(models.Model):
     category and per language.
     """
 
-    class Status(models.TextChoices):
-        PENDING = "pending", "Pending"
-        RUNNING = "running", "Running"
-        SUCCEEDED = "succeeded", "Succeeded"
-        FAILED = "failed", "Failed"
-
     golden_set = models.ForeignKey(GoldenSet, on_delete=models.PROTECT, related_name="runs")
     label = models.CharField(max_length=200, blank=True)
-    status = models.CharField(max_length=16, choices=Status.choices, default=Status.PENDING, db_index=True)
     config = models.JSONField(default=dict, blank=True)
     config_hash = models.CharField(max_length=64, blank=True, db_index=True)
     embedding_model = models.CharField(max_length=128, blank=True)
     judge_key = models.CharField(max_length=200, blank=True)
-    code_version = models.CharField(max_length=64, blank=True)
     golden_set_hash = models.CharField(max_length=64, blank=True)
-    total = models.PositiveIntegerField(default=0)
-    done = models.PositiveIntegerField(default=0)
     metrics = models.JSONField(default=dict, blank=True)
     pass_rate = models.FloatField(null=True, blank=True, help_text="Composite pass criterion, 0–1.")
     pass_rate_er = models.FloatField(null=True, blank=True, help_text="ER-only pass criterion, 0–1.")
     ndcg_at_5 = models.FloatField(null=True, blank=True)
     entity_recall = models.FloatField(null=True, blank=True)
-    error = models.TextField(blank=True)
     created_by = models.CharField(max_length=150, blank=True)
-    created_at = models.DateTimeField(auto_now_add=True)
-    started_at = models.DateTimeField(null=True, blank=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
 
-    class Meta:
-        ordering = ["-created_at"]
+    class Meta(BackgroundRun.Meta):
+        pass
 
     def __str__(self) -> str:
         return f"run {self.pk} on {self.golden_set} ({self.status})"

@@ -14,6 +14,7 @@ from django.db.models import Count, QuerySet
 from django.http import HttpRequest
 from django.utils.html import format_html
 
+from core.admin_runs import BackgroundRunAdminMixin
 from ingestion.connectors import CONNECTORS
 from ingestion.models import Chunk, Document, IngestionRun, Source
 from ingestion.services import ingestion_run_relaunch, ingestion_run_start
@@ -112,7 +113,7 @@ class IngestionRunForm(forms.ModelForm):
 
 
 @admin.register(IngestionRun)
-class IngestionRunAdmin(admin.ModelAdmin):
+class IngestionRunAdmin(BackgroundRunAdminMixin, admin.ModelAdmin):
     """Runs with a progress bar; editors start new runs with the form or re-run old ones."""
 
     list_display = (
@@ -168,17 +169,6 @@ class IngestionRunAdmin(admin.ModelAdmin):
 
     def has_change_permission(self, request: HttpRequest, obj: object = None) -> bool:
         return obj is None
-
-    @admin.display(description="progress")
-    def progress(self, obj: IngestionRun) -> str:
-        return format_html(
-            '<progress value="{}" max="{}" title="{} / {}"></progress> {}%',
-            obj.done,
-            obj.total or 1,
-            obj.done,
-            obj.total,
-            obj.progress_percent,
-        )
 
     def save_model(self, request: HttpRequest, obj: IngestionRun, form: object, change: bool) -> None:
         """A run added in the admin is created and queued by the service (after commit)."""

@@ -8,6 +8,8 @@ from __future__ import annotations
 from django.db import models
 from pgvector.django import VectorField
 
+from core.runs import BackgroundRun
+
 
 class Source(models.Model):
     """A body of content read by one connector (for example MedQuAD or the RIVM FAQ)."""
@@ -106,23 +108,15 @@ class ChunkEmbedding(models.Model):
         return f"{self.model_key} vector of chunk {self.chunk_id}"
 
 
-class IngestionRun(models.Model):
-    """One execution of a connector over a path, with its progress and outcome."""
-
-    class Status(models.TextChoices):
-        PENDING = "pending", "Pending"
-        RUNNING = "running", "Running"
-        SUCCEEDED = "succeeded", "Succeeded"
-        FAILED = "failed", "Failed"
+class IngestionRun(BackgroundRun):
+    """One execution of a connector over a path, with its progress and outcome (``total`` /
+    ``done``: records found by the connector / processed so far)."""
 
     connector = models.CharField(max_length=32)
     path = models.CharField(max_length=1000)
     options = models.JSONField(default=dict, blank=True)
     source = models.ForeignKey(Source, null=True, blank=True, on_delete=models.SET_NULL)
-    status = models.CharField(max_length=16, choices=Status.choices, default=Status.PENDING)
     model_key = models.CharField(max_length=128, blank=True)
-    total = models.PositiveIntegerField(default=0, help_text="Records found by the connector.")
-    done = models.PositiveIntegerField(default=0, help_text="Records processed so far.")
     created_count = models.PositiveIntegerField(default=0)
     updated_count = models.PositiveIntegerField(default=0)
     unchanged_count = models.PositiveIntegerField(default=0)
@@ -131,18 +125,9 @@ class IngestionRun(models.Model):
     chunk_count = models.PositiveIntegerField(default=0, help_text="Chunks embedded in this run.")
     errors = models.JSONField(default=list, blank=True)
     timings_ms = models.JSONField(default=dict, blank=True)
-    error = models.TextField(blank=True)
-    created_at = models.DateTimeField(auto_now_add=True)
-    started_at = models.DateTimeField(null=True, blank=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
 
-    class Meta:
-        ordering = ["-created_at"]
+    class Meta(BackgroundRun.Meta):
+        pass
 
     def __str__(self) -> str:
         return f"{self.connector} {self.path} ({self.status})"
-
-    @property
-    def progress_percent(self) -> int:
-        """Share of records processed, 0–100."""
-        return int(100 * self.done / self.total) if self.total else 0

@@ -20,6 +20,7 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from core.providers.embeddings import EmbeddingProvider, embedding_provider_get
+from core.runs import run_abandon, run_claim
 from ingestion.chunking import ChunkDraft, chunks_build
 from ingestion.connectors import connector_get
 from ingestion.connectors.base import BadRecord, Connector, DocumentRecord, SkippedRecord
@@ -271,9 +272,7 @@ def ingestion_run_execute(*, run_id: int, progress: ProgressCallback | None = No
     A run that is not PENDING is returned unchanged (status guard).
     """
     # Claim atomically: of two workers handed the same run, only one gets past this line.
-    claimed = IngestionRun.objects.filter(pk=run_id, status=IngestionRun.Status.PENDING).update(
-        status=IngestionRun.Status.RUNNING, started_at=timezone.now()
-    )
+    claimed = run_claim(model=IngestionRun, run_id=run_id)
     run = IngestionRun.objects.get(pk=run_id)
     if not claimed:
         return run
@@ -377,11 +376,7 @@ def ingestion_run_execute(*, run_id: int, progress: ProgressCallback | None = No
 
 def ingestion_run_abandon(*, run_id: int, reason: str) -> bool:
     """Mark a RUNNING run FAILED with ``reason`` (its worker died); True when it was RUNNING."""
-    return bool(
-        IngestionRun.objects.filter(pk=run_id, status=IngestionRun.Status.RUNNING).update(
-            status=IngestionRun.Status.FAILED, error=reason, finished_at=timezone.now()
-        )
-    )
+    return run_abandon(model=IngestionRun, run_id=run_id, reason=reason)
 
 
 def ingestion_run_relaunch(*, run_ids: Sequence[int]) -> list[IngestionRun]:

@@ -9,10 +9,7 @@ frozen ``PipelineConfig``), stored as an ``Answer`` of channel ``evaluation``, j
 from __future__ import annotations
 
 import logging
-import os
-import subprocess
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 from django.conf import settings
@@ -21,6 +18,7 @@ from django.db.models import F
 from django.utils import timezone
 
 from core.providers.embeddings import EmbeddingModelMismatch, EmbeddingUnavailable
+from core.runs import code_version, run_abandon, run_claim
 from evaluation.judges import Judge, JudgeUnavailable, judge_get
 from evaluation.metrics.answers import answer_fallback, answer_refused, entity_recall, red_flag_correct
 from evaluation.metrics.criteria import pass_composite, pass_er_only
@@ -41,28 +39,6 @@ ProgressCallback = Callable[[int, int], None]
 
 class RunConfigInvalid(ValueError):
     """A stored or overridden configuration does not fit this code's ``PipelineConfig``."""
-
-
-def code_version() -> str:
-    """The code's version: ``CODE_VERSION`` from the environment, else the git commit of the
-    checkout (short hash, ``+dirty`` with uncommitted changes), else ``unknown``."""
-    if os.environ.get("CODE_VERSION"):
-        return os.environ["CODE_VERSION"]
-    base = Path(settings.BASE_DIR)
-    try:
-        head = subprocess.run(
-            ["git", "rev-parse", "--short=12", "HEAD"], cwd=base, capture_output=True, text=True, timeout=5, check=True
-        ).stdout.strip()
-        dirty = subprocess.run(
-            ["git", "status", "--porcelain", "--untracked-files=no"],
-            cwd=base,
-            capture_output=True,
-            text=True,
-            timeout=5,
-        ).stdout.strip()
-        return f"{head}+dirty" if dirty else head
-    except (OSError, subprocess.SubprocessError):
-        return "unknown"
 
 
 def pipeline_config_parse(*, values: dict[str, Any]) -> PipelineConfig:
@@ -129,11 +105,7 @@ def evaluation_run_enqueue(*, run: EvaluationRun) -> None:
 
 
 def _claim(run_id: int) -> bool:
-    return bool(
-        EvaluationRun.objects.filter(pk=run_id, status=EvaluationRun.Status.PENDING).update(
-            status=EvaluationRun.Status.RUNNING, started_at=timezone.now(), error=""
-        )
-    )
+    return run_claim(model=EvaluationRun, run_id=run_id)
 
 
 def answer_ranked_urls(*, answer: Answer) -> list[str]:
@@ -339,11 +311,7 @@ def _fail(run: EvaluationRun, reason: str) -> EvaluationRun:
 
 def evaluation_run_abandon(*, run_id: int, reason: str) -> bool:
     """Mark a RUNNING run FAILED with ``reason`` (its worker died). Returns whether it did."""
-    return bool(
-        EvaluationRun.objects.filter(pk=run_id, status=EvaluationRun.Status.RUNNING).update(
-            status=EvaluationRun.Status.FAILED, error=reason, finished_at=timezone.now()
-        )
-    )
+    return run_abandon(model=EvaluationRun, run_id=run_id, reason=reason)
 
 
 @transaction.atomic

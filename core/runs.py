@@ -1,0 +1,112 @@
+"""Background runs (ingestion, evaluation, and the ablation studies to come): one abstract
+model with status, progress (``done`` of ``total``), error, timestamps, the worker and the code
+version that executed it, and the services every run kind shares.
+
+A run is created PENDING, claimed by exactly one worker (:func:`run_claim`, an atomic status
+guard), advanced with :func:`run_progress`, and ends SUCCEEDED or FAILED; a run whose worker
+died is marked FAILED by :func:`run_abandon`. Concrete models live in their apps (abstract
+models need no app of their own).
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+from pathlib import Path
+
+from django.conf import settings
+from django.db import models
+from django.utils import timezone
+
+
+class RunStatus(models.TextChoices):
+    PENDING = "pending", "Pending"
+    RUNNING = "running", "Running"
+    SUCCEEDED = "succeeded", "Succeeded"
+    FAILED = "failed", "Failed"
+
+
+class BackgroundRun(models.Model):
+    """Abstract: status, progress ``done`` of ``total`` (units the run kind defines: records,
+    questions), ``error`` (the reason of a FAILED run), ``worker`` (``host:pid`` of the process
+    that claimed it), ``code_version`` (:func:`code_version` of that process), timestamps."""
+
+    Status = RunStatus
+
+    status = models.CharField(max_length=16, choices=RunStatus.choices, default=RunStatus.PENDING, db_index=True)
+    total = models.PositiveIntegerField(default=0, help_text="Units to process (records, questions).")
+    done = models.PositiveIntegerField(default=0, help_text="Units processed so far.")
+    error = models.TextField(blank=True)
+    worker = models.CharField(max_length=200, blank=True, help_text="host:pid of the worker that ran it.")
+    code_version = models.CharField(max_length=64, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        abstract = True
+        ordering = ["-created_at"]
+
+    @property
+    def progress_percent(self) -> int:
+        """Share of units processed, 0–100 (0 while the total is unknown)."""
+        return min(100, int(100 * self.done / self.total)) if self.total else 0
+
+
+def worker_identity() -> str:
+    """``host:pid`` of this process."""
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+def code_version() -> str:
+    """The code's version: ``CODE_VERSION`` from the environment, else the git commit of the
+    checkout (short hash, ``+dirty`` with uncommitted changes), else ``unknown``."""
+    if os.environ.get("CODE_VERSION"):
+        return os.environ["CODE_VERSION"]
+    base = Path(settings.BASE_DIR)
+    try:
+        head = subprocess.run(
+            ["git", "rev-parse", "--short=12", "HEAD"], cwd=base, capture_output=True, text=True, timeout=5, check=True
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=no"],
+            cwd=base,
+            capture_output=True,
+            text=True,
+            timeout=5,
+        ).stdout.strip()
+        return f"{head}+dirty" if dirty else head
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+
+
+def run_claim(*, model: type[BackgroundRun], run_id: int) -> bool:
+    """Move PENDING run ``run_id`` to RUNNING for this process (one UPDATE with a status guard: of
+    two workers handed the same run, only one gets True). Records the start time, this worker
+    and its code version, and clears a previous error."""
+    return bool(
+        model.objects.filter(pk=run_id, status=RunStatus.PENDING).update(  # type: ignore[attr-defined]
+            status=RunStatus.RUNNING,
+            started_at=timezone.now(),
+            error="",
+            worker=worker_identity(),
+            code_version=code_version(),
+        )
+    )
+
+
+def run_progress(*, model: type[BackgroundRun], run_id: int, done: int, total: int | None = None) -> None:
+    """Save the progress of a RUNNING run (``done`` ≤ ``total`` units)."""
+    fields: dict[str, int] = {"done": done} if total is None else {"done": done, "total": total}
+    model.objects.filter(pk=run_id, status=RunStatus.RUNNING).update(**fields)  # type: ignore[attr-defined]
+
+
+def run_abandon(*, model: type[BackgroundRun], run_id: int, reason: str) -> bool:
+    """Mark a RUNNING run FAILED with ``reason`` (its worker died or timed out); True when it was
+    RUNNING."""
+    return bool(
+        model.objects.filter(pk=run_id, status=RunStatus.RUNNING).update(  # type: ignore[attr-defined]
+            status=RunStatus.FAILED, error=reason, finished_at=timezone.now()
+        )
+    )
