@@ -142,3 +142,34 @@ def text_normalise(text: str) -> str:
 def sql_normalise(column: str) -> str:
     """SQL expression equal to :func:`text_normalise` for the characters RF2 terms use."""
     return f"btrim(regexp_replace(translate(lower({column}), '{ACCENTED}', '{PLAIN}'), '[^[:alnum:]]+', ' ', 'g'))"
+
+
+# --- token estimates (chunk budgets, the judge's context budget) ---
+_TOKEN = re.compile(r"\w+|[^\w\s]", re.UNICODE)
+
+
+def tokens_estimate(text: str) -> int:
+    """Estimated tokens of ``text`` (≥ 0): words plus punctuation marks, each counted once
+    (``"Holmes-Adie syndrome."`` → 5). Needs no tokenizer file, so it works offline.
+
+    Units are words, not sub-word tokens: measured on 500 MedQuAD answers of
+    ``data/medquad-slice``, multilingual-e5's SentencePiece tokenizer gives 1.31 tokens per
+    estimated token and ⌈characters / 4⌉ (OpenAI's rule of thumb) 1.40, so callers with a hard
+    sub-word limit leave that margin.
+    """
+    return len(_TOKEN.findall(text))
+
+
+def tokens_truncate(text: str, *, tokens: int) -> str:
+    """The longest prefix of ``text`` with at most ``tokens`` estimated tokens
+    (:func:`tokens_estimate`), cut after a whole word where possible, trailing space removed.
+    ``""`` when ``tokens`` < 1."""
+    if tokens < 1:
+        return ""
+    ends = [match.end() for _, match in zip(range(tokens + 1), _TOKEN.finditer(text), strict=False)]
+    if len(ends) <= tokens:
+        return text.rstrip()
+    cut = text[: ends[tokens - 1]]
+    if not text[ends[tokens - 1]].isspace():  # e.g. "Holmes-|Adie": back off to the last space
+        cut = cut.rsplit(" ", 1)[0]
+    return cut.rstrip()

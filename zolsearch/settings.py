@@ -194,7 +194,8 @@ JUDGE_BASE_URL = env("JUDGE_BASE_URL", default="")
 JUDGE_API_KEY = env("JUDGE_API_KEY", default="not-needed")
 JUDGE_TIMEOUT_S = env.float("JUDGE_TIMEOUT_S", default=60.0)
 JUDGE_MAX_RETRIES = env.int("JUDGE_MAX_RETRIES", default=3)
-JUDGE_CONTEXT_TOKENS = env.int("JUDGE_CONTEXT_TOKENS", default=3000)  # context budget, ≈ 4 characters a token
+# Context budget in words and punctuation marks (core.text.tokens_estimate).
+JUDGE_CONTEXT_TOKENS = env.int("JUDGE_CONTEXT_TOKENS", default=3000)
 # Judge every stored answer after commit (the API never waits for it). Sampling rate in [0, 1]
 # (deterministic on the trace id), a daily budget of judge calls (0 = unlimited; cache hits are
 # free), and answers whose fast-gate score is below JUDGE_ALWAYS_BELOW_GATE are always judged.

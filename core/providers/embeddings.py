@@ -17,7 +17,6 @@ Nothing is downloaded at run time: local models load from their installed packag
 
 from __future__ import annotations
 
-import re
 import threading
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
@@ -26,7 +25,7 @@ from functools import cached_property
 import numpy as np
 from django.conf import settings
 
-_TOKEN_RE = re.compile(r"\w+|[^\w\s]", re.UNICODE)
+from core.text import tokens_estimate
 
 
 class EmbeddingModelMismatch(Exception):
@@ -35,16 +34,6 @@ class EmbeddingModelMismatch(Exception):
 
 class EmbeddingUnavailable(Exception):
     """The configured embedding endpoint could not be reached or answered wrongly."""
-
-
-def approximate_token_count(text: str) -> int:
-    """Count word and punctuation tokens of ``text`` (≥ 0).
-
-    A conservative stand-in for sub-word tokenizers that do not expose a count: WordPiece and
-    SentencePiece produce about 1.2–1.5 sub-words per word for Dutch and English, so callers
-    that need a hard limit leave that margin.
-    """
-    return len(_TOKEN_RE.findall(text))
 
 
 def _normalise(matrix: np.ndarray) -> np.ndarray:
@@ -76,8 +65,9 @@ class EmbeddingProvider(ABC):
         return self.embed_queries([text])[0]
 
     def count_tokens(self, text: str) -> int:
-        """Tokens ``text`` occupies in the model's window (approximate unless overridden)."""
-        return approximate_token_count(text)
+        """Tokens ``text`` occupies in the model's window: :func:`core.text.tokens_estimate`
+        (words and punctuation marks) unless the provider has its own tokenizer."""
+        return tokens_estimate(text)
 
 
 class UniversalSentenceEncoderProvider(EmbeddingProvider):

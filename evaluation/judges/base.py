@@ -8,9 +8,10 @@ FaithfulnessMetric and AnswerRelevancyMetric through an OpenAI-compatible endpoi
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from typing import Any, Protocol
+
+from core.text import tokens_estimate, tokens_truncate
 
 AUTHORITATIVE_TAG = "[Hospital data, authoritative]"
 
@@ -46,8 +47,9 @@ class JudgeVerdict:
 
     ``evidence``: per answer sentence (local judge: ``{"sentence", "supported", "support",
     "score"}``) or the judge model's verdicts. ``truncated``: the context was cut to the token
-    budget; ``context_tokens``: tokens of the context actually sent (estimated, ≈ 4 characters
-    a token). ``attempts``: calls made (retries included).
+    budget; ``context_tokens``: tokens of the context actually sent (estimated by
+    :func:`core.text.tokens_estimate`: words and punctuation marks). ``attempts``: calls made
+    (retries included).
     """
 
     faithfulness: float | None
@@ -69,15 +71,10 @@ class Judge(Protocol):
         ...
 
 
-def tokens_estimate(text: str) -> int:
-    """Approximate token count: ⌈characters / 4⌉ (OpenAI's rule of thumb for English text;
-    Dutch runs slightly higher). No tokenizer file is needed, so it works offline."""
-    return math.ceil(len(text) / 4)
-
-
 def context_truncate(passages: list[str], *, budget_tokens: int) -> tuple[list[str], bool, int]:
-    """Keep passages in order until ``budget_tokens`` (estimated) is reached; the passage that
-    crosses the budget is cut at a word boundary. Returns ``(kept, truncated, tokens_kept)``.
+    """Keep passages in order until ``budget_tokens`` (estimated by
+    :func:`core.text.tokens_estimate`) is reached; the passage that crosses the budget is cut
+    after a whole word (:func:`core.text.tokens_truncate`). Returns ``(kept, truncated, tokens_kept)``.
     Raises ``ValueError`` for a budget < 1."""
     if budget_tokens < 1:
         raise ValueError("budget_tokens must be at least 1")
@@ -89,11 +86,9 @@ def context_truncate(passages: list[str], *, budget_tokens: int) -> tuple[list[s
             kept.append(passage)
             used += cost
             continue
-        room_chars = (budget_tokens - used) * 4
-        if room_chars > 0:
-            cut = passage[:room_chars].rsplit(" ", 1)[0]
-            if cut:
-                kept.append(cut)
-                used += tokens_estimate(cut)
+        cut = tokens_truncate(passage, tokens=budget_tokens - used)
+        if cut:
+            kept.append(cut)
+            used += tokens_estimate(cut)
         return kept, True, used
     return kept, False, used

@@ -176,9 +176,10 @@ class DeepEvalJudge:
     answer is not sent: both scores ``None``, ``attempts`` 0.
 
     Constructor: ``timeout_s`` per HTTP request (seconds), ``max_retries`` per model call (≥ 0),
-    ``context_tokens`` the context budget (≥ 1, ≈ 4 characters a token). Raises ``ValueError``
-    for an empty model or base URL or out-of-range numbers. :meth:`judge` raises
-    :class:`JudgeUnavailable` when a model call fails after its retries.
+    ``context_tokens`` the context budget (≥ 1, tokens as :func:`core.text.tokens_estimate`
+    counts them: words and punctuation marks). Raises ``ValueError`` for an empty model or base
+    URL or out-of-range numbers. :meth:`judge` raises :class:`JudgeUnavailable` when a model
+    call fails after its retries.
     """
 
     def __init__(

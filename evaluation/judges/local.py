@@ -47,8 +47,8 @@ from typing import Any
 import numpy as np
 
 from core.providers.embeddings import EmbeddingProvider, embedding_provider_get
-from core.text import sentences_split, terms_stem
-from evaluation.judges.base import JudgeInput, JudgeVerdict, context_truncate, tokens_estimate
+from core.text import sentences_split, terms_stem, tokens_estimate
+from evaluation.judges.base import JudgeInput, JudgeVerdict, context_truncate
 from zolsearch.search.generation import answer_plain
 
 # Equal weights for meaning (cosine) and wording (stem coverage), fixed before tuning.
@@ -193,8 +193,8 @@ class LocalJudge:
     support score (see the module docstring) an answer sentence needs, in [-1, 1].
     ``calibration``: the relevancy map; defaults to the measured one of ``provider.key`` and is
     required for a model without one (``ValueError``). ``context_tokens``: budget of the
-    retrieved passages, estimated at ≈ 4 characters a token (authoritative lines are never cut
-    but count against it).
+    retrieved passages, in tokens as :func:`core.text.tokens_estimate` counts them
+    (authoritative lines are never cut but count against it).
     """
 
     def __init__(

@@ -19,7 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from evaluation.judges.base import AUTHORITATIVE_TAG, JudgeInput, JudgeUnavailable, JudgeVerdict, tokens_estimate
+from core.text import tokens_estimate
+from evaluation.judges.base import AUTHORITATIVE_TAG, JudgeInput, JudgeUnavailable, JudgeVerdict
 from evaluation.judges.deepeval_judge import DeepEvalJudge
 from tests.chat_server import HTTP_500, INVALID_JSON, SLOW, WRONG_SHAPE, ChatServer, deepeval_reply
 
@@ -261,14 +262,15 @@ def test_from_settings(settings, chat_server: ChatServer) -> None:  # type: igno
     settings.JUDGE_API_KEY = "local-key"
     settings.JUDGE_TIMEOUT_S = 2.0
     settings.JUDGE_MAX_RETRIES = 1
-    settings.JUDGE_CONTEXT_TOKENS = 42
+    budget = tokens_estimate(PASSAGE) - 8  # the last sentence does not fit
+    settings.JUDGE_CONTEXT_TOKENS = budget
 
     judge = DeepEvalJudge.from_settings()
     verdict = judge.judge(JudgeInput(question=QUESTION, answer=FAITHFUL, context=(PASSAGE,)))
 
     assert judge.key == "deepeval:judge-from-settings"
-    assert (judge.max_retries, judge.context_tokens) == (1, 42)
-    assert verdict.truncated is True and 0 < verdict.context_tokens <= 42
+    assert (judge.max_retries, judge.context_tokens) == (1, budget)
+    assert verdict.truncated is True and 0 < verdict.context_tokens <= budget
     assert {body["model"] for body in chat_server.requests} == {"judge-from-settings"}
 
 

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from core.providers.embeddings import approximate_token_count, embedding_provider_get
+from core.providers.embeddings import embedding_provider_get
+from core.text import tokens_estimate
 from ingestion.chunking import chunks_build
 from ingestion.connectors.base import DocumentRecord, Section
 from ingestion.models import Chunk, ChunkEmbedding, Document, IngestionRun
@@ -166,7 +167,7 @@ def test_chunks_respect_the_token_budget_and_headings() -> None:
         questions=("How to live with heart failure?",),
         sections=(Section("Daily life", " ".join([sentence] * 12)), Section("Contact", "Call the nurse. " * 3)),
     )
-    drafts = chunks_build(record=record, max_tokens=60, count_tokens=approximate_token_count)
+    drafts = chunks_build(record=record, max_tokens=60, count_tokens=tokens_estimate)
     assert len(drafts) > 3
     assert all(d.token_count <= 60 for d in drafts)
     assert {d.heading for d in drafts} == {"Daily life", "Contact"}
