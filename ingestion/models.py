@@ -5,10 +5,13 @@ All rows here are written by ``ingestion.services`` only; the admin shows them r
 
 from __future__ import annotations
 
+from django.core.validators import MaxValueValidator
 from django.db import models
 from pgvector.django import VectorField
 
 from core.runs import BackgroundRun
+
+SOURCE_PRIORITY_MAX = 10
 
 
 class Source(models.Model):
@@ -19,10 +22,19 @@ class Source(models.Model):
     connector = models.CharField(max_length=32)
     description = models.TextField(blank=True)
     licence = models.CharField(max_length=200, blank=True)
+    priority = models.PositiveSmallIntegerField(
+        default=0,
+        validators=[MaxValueValidator(SOURCE_PRIORITY_MAX)],
+        help_text="Authority of this source in search, 0–10: 10 for the hospital's own pages, 0 for general "
+        "medical background text. Higher-priority passages are ranked up (see the search settings).",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
         ordering = ["key"]
+        constraints = [
+            models.CheckConstraint(condition=models.Q(priority__lte=SOURCE_PRIORITY_MAX), name="source_priority_range")
+        ]
 
     def __str__(self) -> str:
         return self.name

@@ -55,6 +55,21 @@ def source_ensure(*, connector: Connector, key: str | None = None) -> Source:
     return source
 
 
+def source_priority_set(*, key: str, priority: int) -> Source:
+    """Set the search authority of source ``key`` (0–10, :data:`ingestion.models.SOURCE_PRIORITY_MAX`).
+
+    Raises ``Source.DoesNotExist`` for an unknown key and ``ValidationError`` for a priority
+    outside 0–10. The pipeline freezes priorities into each request's configuration, so the
+    change applies to the next request.
+    """
+    with transaction.atomic():
+        source = Source.objects.select_for_update().get(key=key)
+        source.priority = priority
+        source.full_clean()
+        source.save(update_fields=["priority"])
+    return source
+
+
 def ingestion_run_create(
     *, connector: str, path: str, limit: int | None = None, subsets: Sequence[str] = (), source_key: str = ""
 ) -> IngestionRun:

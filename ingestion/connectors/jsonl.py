@@ -11,10 +11,25 @@ import json
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from ingestion.connectors.base import BadRecord, Connector, ConnectorError, DocumentRecord, Record, Section
 
 _REQUIRED = ("external_id", "url", "title", "text")
+# Metadata keys that name who published a page, in order of preference.
+_PUBLISHER_KEYS = ("organisation", "organization", "hospital", "site", "publisher")
+
+
+def record_context(*, title: str, url: str, metadata: dict[str, object]) -> str:
+    """The document context embedded (and BM25-indexed) before each chunk: the title, then who
+    published it (the first of :data:`_PUBLISHER_KEYS` in ``metadata``, else the url's host).
+
+    Contextual Retrieval (Anthropic, 2024): a chunk alone does not say whose page it is, and
+    questions often name the hospital or campus ("bezoekuren az sint jan brugge").
+    """
+    publisher = next((str(metadata[k]).strip() for k in _PUBLISHER_KEYS if str(metadata.get(k) or "").strip()), "")
+    publisher = publisher or (urlsplit(url).hostname or "").removeprefix("www.")
+    return f"{title.strip()} ({publisher})" if publisher else title.strip()
 
 
 class JSONLConnector(Connector):
@@ -63,7 +78,7 @@ class JSONLConnector(Connector):
             title=obj["title"].strip(),
             sections=(Section(heading="", text=obj["text"]),),
             language=str(obj.get("language") or "nl"),
-            context=obj["title"].strip(),
+            context=record_context(title=obj["title"], url=obj["url"], metadata=metadata),
             summary=str(obj.get("summary") or ""),
             questions=tuple(questions),
             metadata=metadata,

@@ -15,6 +15,7 @@ from django.conf import settings
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from core.providers.embeddings import embedding_provider_get
+from ingestion.selectors import source_priorities
 
 
 class ConfigInvalid(ValueError):
@@ -40,6 +41,11 @@ class PipelineConfig(BaseModel):
     - ``guard_threshold``: probability in [0, 1] above which the offline guard classifier refuses.
     - ``guard_model``: a safety model behind ``GUARD_BASE_URL`` (OpenAI-compatible); blank: offline.
     - ``guard_fail_open``: when the guard endpoint fails, answer (True) or refuse (False).
+    - ``source_authority_enabled`` / ``source_authority_weight`` / ``source_priorities``: a fused
+      candidate's RRF score is multiplied by ``1 + weight · priority / 10`` where ``priority``
+      (0–10) is its source's, frozen from the editors' ``Source.priority`` rows per request.
+    - ``language_boost``: a candidate written in the question's language has its fused score
+      multiplied by ``1 + language_boost`` (0: off).
 
     Unknown fields and wrong types raise :class:`ConfigInvalid` (pydantic validation).
     """
@@ -68,6 +74,10 @@ class PipelineConfig(BaseModel):
     guard_threshold: float = Field(default=0.6, ge=0.0, le=1.0)
     guard_model: str = ""
     guard_fail_open: bool = False
+    source_authority_enabled: bool = True
+    source_authority_weight: float = Field(default=1.0, ge=0.0, le=10.0)
+    source_priorities: dict[str, int] = Field(default_factory=dict)
+    language_boost: float = Field(default=0.0, ge=0.0, le=10.0)
 
     @classmethod
     def from_values(cls, values: dict[str, Any]) -> PipelineConfig:
@@ -137,4 +147,5 @@ def pipeline_config_default() -> PipelineConfig:
         hnsw_ef_search=max(settings.SEARCH_HNSW_EF_SEARCH, settings.SEARCH_CANDIDATES),
         guard_model=settings.GUARD_MODEL if use_guard_model else "",
         guard_fail_open=settings.GUARD_FAIL_OPEN,
+        source_priorities=source_priorities(),
     )

@@ -25,3 +25,14 @@ def rrf_fuse[K: Hashable](rankings: Sequence[Sequence[K]], *, k: int = 60) -> li
             if (rank, list_index) < first_seen[item]:
                 first_seen[item] = (rank, list_index)
     return sorted(scores.items(), key=lambda pair: (-pair[1], first_seen[pair[0]]))
+
+
+def fused_boost[K: Hashable](fused: Sequence[tuple[K, float]], multipliers: dict[K, float]) -> list[tuple[K, float]]:
+    """Multiply fused scores by per-id ``multipliers`` (missing: 1.0) and re-sort, best first.
+
+    Metadata boosting after fusion (design step 4: source authority, the question's language):
+    a multiplier keeps RRF's scale and its ordering among equally boosted ids. The sort is
+    stable, so ties keep the fused order.
+    """
+    boosted = [(item, score * multipliers.get(item, 1.0)) for item, score in fused]
+    return sorted(boosted, key=lambda pair: -pair[1])

@@ -200,14 +200,20 @@ def answer_extractive(
         scored.append((overlap + 1.5 / (1 + rank) + 0.25 / (1 + position), rank, position, sentence))
     scored.sort(key=lambda item: (-item[0], item[1], item[2]))
     chosen: list[tuple[int, int, str]] = []
+    chosen_stems: list[set[str]] = []
     per_chunk: dict[int, int] = {}
+    stems_of = {(rank, position): stems for rank, position, _, stems in candidates}
     for _, rank, position, sentence in scored:
         if len(chosen) >= max_sentences:
             break
         if per_chunk.get(rank, 0) >= 3:
             continue
+        stems = stems_of[(rank, position)]
+        if any(sentences_near_duplicate(stems, other) for other in chosen_stems):
+            continue  # near-identical documents repeat sentences: say each thing once
         per_chunk[rank] = per_chunk.get(rank, 0) + 1
         chosen.append((rank, position, sentence))
+        chosen_stems.append(stems)
     chosen.sort()
     parts, used_chunks = [], []
     for rank, _, sentence in chosen:
@@ -223,6 +229,19 @@ def answer_extractive(
         generator=Generator.EXTRACTIVE,
         model=EXTRACTIVE_MODEL,
     )
+
+
+NEAR_DUPLICATE_JACCARD = 0.8
+
+
+def sentences_near_duplicate(a: set[str], b: set[str], *, threshold: float = NEAR_DUPLICATE_JACCARD) -> bool:
+    """Whether two sentences, as sets of stems, say the same thing: Jaccard |a∩b| / |a∪b| ≥
+    ``threshold`` (in [0, 1]; 0.8 tolerates a changed name or article in a 10-word sentence,
+    the way MedQuAD repeats one answer across the pages of related conditions). Two empty sets
+    are duplicates."""
+    if not a and not b:
+        return True
+    return len(a & b) / len(a | b) >= threshold
 
 
 def _names_in(sentence: str, names: frozenset[str]) -> bool:

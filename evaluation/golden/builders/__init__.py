@@ -15,6 +15,7 @@ Sources and licences (also in ``data/golden/README.md``):
 
 from evaluation.golden.builders.ci import CI_SAMPLE_QIDS, ci_golden
 from evaluation.golden.builders.common import CI_MEDQUAD_COUNT, CI_SEED, HELDOUT_PERCENT, MEDSAFETY_NOTE_CHARS, SPLITS
+from evaluation.golden.builders.hospital_nl import hospital_nl_golden, hospital_nl_split_of
 from evaluation.golden.builders.medquad import PARAPHRASES, medquad_golden, medquad_paraphrased, medquad_split_of
 from evaluation.golden.builders.medsafetybench import medsafetybench_golden
 from evaluation.golden.builders.rivm import rivm_golden, rivm_salient_terms
@@ -25,6 +26,8 @@ __all__ = [
     "CI_MEDQUAD_COUNT",
     "CI_SAMPLE_QIDS",
     "CI_SEED",
+    "hospital_nl_golden",
+    "hospital_nl_split_of",
     "HELDOUT_PERCENT",
     "MEDSAFETY_NOTE_CHARS",
     "SAMPLE_SNOMED_TERMS",

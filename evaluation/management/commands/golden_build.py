@@ -3,6 +3,8 @@
 Kinds and their input (``--source``):
 
 - ``medquad``: a MedQuAD folder; needs ``--split dev|heldout``; ``--limit`` questions, ``--seed``.
+- ``hospital-nl``: the ``hospital-nl`` folder (real hospital pages; write the set outside the
+  repository, e.g. ``.data/golden/hospital-nl.jsonl``: the pages' texts are never committed).
 - ``rivm``: the RIVM ``Corona_FAQ.xlsx`` workbook.
 - ``medsafetybench``: the folder of MedSafetyBench CSVs (or one CSV); ``--limit`` per category.
 - ``sample-hospital``: no input (hand-written questions over the invented SAMPLE hospital).
@@ -24,8 +26,8 @@ from evaluation.golden import builders
 from evaluation.golden.io import GoldenItem, golden_jsonl_load, golden_jsonl_write
 from ingestion.connectors import ConnectorError
 
-KINDS = ("medquad", "rivm", "medsafetybench", "sample-hospital", "red-flags", "paraphrase", "ci")
-NEEDS_SOURCE = {"medquad", "rivm", "medsafetybench", "paraphrase"}
+KINDS = ("medquad", "hospital-nl", "rivm", "medsafetybench", "sample-hospital", "red-flags", "paraphrase", "ci")
+NEEDS_SOURCE = {"medquad", "hospital-nl", "rivm", "medsafetybench", "paraphrase"}
 TAKES_LIMIT = {"medquad", "medsafetybench"}
 
 
@@ -109,6 +111,8 @@ class Command(BaseCommand):
         assert source is not None  # _source gives every other kind a path
         if kind == "medquad":
             return builders.medquad_golden(path=source, split=split, limit=limit, seed=seed)
+        if kind == "hospital-nl":
+            return builders.hospital_nl_golden(path=source)
         if kind == "rivm":
             return builders.rivm_golden(path=source)
         if kind == "medsafetybench":

@@ -3,9 +3,10 @@ Reciprocal Rank Fusion (design step 4)."""
 
 from __future__ import annotations
 
+from ingestion.models import SOURCE_PRIORITY_MAX, Chunk
 from zolsearch.search import selectors
 from zolsearch.search.contract import Outcome
-from zolsearch.search.fusion import rrf_fuse
+from zolsearch.search.fusion import fused_boost, rrf_fuse
 from zolsearch.search.stages.base import SearchState, Stage, StopPipeline
 
 
@@ -67,15 +68,34 @@ class LexicalRetrievalStage(Stage):
 
 
 class FusionStage(Stage):
-    """Reciprocal Rank Fusion of the dense and lexical lists, then the top-k chunks loaded."""
+    """Reciprocal Rank Fusion of the dense and lexical lists, boosted by source authority and
+    the question's language (all fused candidates are loaded then: ≤ 2 × candidates, one
+    query), then the top-k kept."""
 
     name = "fusion"
-    reads = frozenset({"dense", "lexical", "config"})
+    reads = frozenset({"dense", "lexical", "config", "language"})
     adds = frozenset({"fused", "chunks"})
 
     def run(self, state: SearchState) -> None:
         rankings = [[i for i, _ in hits] for hits in (state.dense, state.lexical) if hits]
-        state.fused = rrf_fuse(rankings, k=state.config.rrf_k)[: state.config.top_k]
-        if not state.fused:
+        fused = rrf_fuse(rankings, k=state.config.rrf_k)
+        if not fused:
             raise StopPipeline(Outcome.NO_RESULTS, "no passage matched the question")
-        state.chunks = selectors.chunks_by_ids([i for i, _ in state.fused])
+        config = state.config
+        boosting = (config.source_authority_enabled and config.source_priorities) or config.language_boost > 0
+        chunks = selectors.chunks_by_ids([i for i, _ in (fused if boosting else fused[: config.top_k])])
+        if boosting:
+            fused = fused_boost(fused, {i: self._multiplier(state, chunk) for i, chunk in chunks.items()})
+        state.fused = fused[: config.top_k]
+        state.chunks = {i: chunks[i] for i, _ in state.fused if i in chunks}
+
+    @staticmethod
+    def _multiplier(state: SearchState, chunk: Chunk) -> float:
+        """Source authority × question language (see :class:`PipelineConfig`)."""
+        config, multiplier = state.config, 1.0
+        if config.source_authority_enabled:
+            priority = config.source_priorities.get(chunk.document.source.key, 0)
+            multiplier *= 1.0 + config.source_authority_weight * priority / SOURCE_PRIORITY_MAX
+        if config.language_boost and chunk.language == state.language:
+            multiplier *= 1.0 + config.language_boost
+        return multiplier

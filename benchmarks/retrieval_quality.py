@@ -1,0 +1,94 @@
+"""Retrieval quality of the online pipeline on a golden set, per language: MRR@10, success@1,
+NDCG@5 and R@10 of the fused (and reranked) top 10, under any configuration overrides.
+
+Safety stages and the gate are switched off here so every question reaches retrieval (this
+measures ranking, not refusals). Relevance: the golden set's expected urls with the project's
+URL-prefix grades (``evaluation.metrics.retrieval``; relevant ⇔ grade ≥ 0.5).
+
+Run on a database that holds the corpus, e.g. the full MedQuAD plus the hospital-nl pages::
+
+    EMBEDDED_PGDATA=.data/dev .venv/bin/python -m benchmarks.retrieval_quality \
+        --set .data/golden/hospital-nl.jsonl [--override language_boost=0.5 …] [--tag dev]
+
+Results: printed, and ``docs/bench-results/retrieval_quality-<set>.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+RETRIEVAL_ONLY = (
+    "red_flags_enabled=false",
+    "red_flag_model_enabled=false",
+    "input_guard_enabled=false",
+    "output_guard_enabled=false",
+    "gate_enabled=false",
+)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--set", required=True, type=Path, help="Golden set JSONL.")
+    parser.add_argument("--override", action="append", default=[], metavar="FIELD=VALUE")
+    parser.add_argument("--tag", default="", help="Only questions with this tag (e.g. dev, heldout).")
+    parser.add_argument("--quiet", action="store_true")
+    args = parser.parse_args()
+
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "zolsearch.settings")
+    sys.path.insert(0, str(BASE_DIR))
+    import django
+
+    django.setup()
+    from benchmarks.common import results_write
+    from evaluation.golden.io import golden_jsonl_load
+    from evaluation.metrics.retrieval import mrr, ndcg_at_k, recall_at_k
+    from zolsearch.search.config import pipeline_config_default
+    from zolsearch.search.pipeline import SearchRequest, pipeline_run
+
+    items = [i for i in golden_jsonl_load(args.set) if i.expected_urls and (not args.tag or args.tag in i.tags)]
+    config = pipeline_config_default().with_override_pairs([*RETRIEVAL_ONLY, *args.override])
+    per_language: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
+    misses = []
+    for item in items:
+        state = pipeline_run(request=SearchRequest(question=item.question, language=item.language), config=config)
+        ranked = [state.chunks[i].document.url for i, _ in state.fused if i in state.chunks][:10]
+        reciprocal = mrr(ranked, item.expected_urls) or 0.0
+        scores = {
+            "mrr@10": reciprocal,
+            "success@1": 1.0 if reciprocal == 1.0 else 0.0,
+            "ndcg@5": ndcg_at_k(ranked, item.expected_urls, k=5) or 0.0,
+            "r@10": recall_at_k(ranked, item.expected_urls, k=10) or 0.0,
+        }
+        for bucket in (item.language, "all", "non-nl" if item.language != "nl" else "nl-only"):
+            for name, value in scores.items():
+                per_language[bucket][name].append(value)
+        if reciprocal < 1.0:
+            misses.append({"qid": item.qid, "question": item.question, "first": ranked[:3], "mrr": reciprocal})
+    summary = {
+        bucket: {"n": len(values["mrr@10"]), **{k: round(sum(v) / len(v), 3) for k, v in values.items()}}
+        for bucket, values in sorted(per_language.items())
+    }
+    for bucket, row in summary.items():
+        print(bucket, row)
+    if not args.quiet:
+        for miss in misses[:15]:
+            print("miss", miss)
+    results_write(
+        f"retrieval_quality-{args.set.stem}",
+        {
+            "set": str(args.set),
+            "tag": args.tag,
+            "overrides": args.override,
+            "summary": summary,
+            "config": config.as_dict(),
+        },
+    )
+
+
+if __name__ == "__main__":
+    main()
