@@ -12,6 +12,7 @@ from typing import Any
 from django.conf import settings
 from django.db import models
 
+from core.runs import BackgroundRun
 from core.text import text_normalise
 
 # SNOMED CT ids used by the resolver (SNOMED CT Editorial Guide; ../shared/data/README.md).
@@ -298,26 +299,19 @@ class SnomedLanguageMember(models.Model):
         return f"{self.referenced_component_id} in {self.refset_id}"
 
 
-class SnomedImport(models.Model):
-    """One RF2 import: status, the files and row counts it loaded, timings, the error."""
-
-    class Status(models.TextChoices):
-        RUNNING = "running", "Running"
-        SUCCEEDED = "succeeded", "Succeeded"
-        FAILED = "failed", "Failed"
+class SnomedImport(BackgroundRun):
+    """One RF2 import of the release under ``path``: the files and row counts it loaded,
+    timings (ms), and the background-run fields (``total`` / ``done``: release files found /
+    read so far)."""
 
     path = models.CharField(max_length=1000)
     release_type = models.CharField(max_length=16, help_text="Snapshot or Full")
-    status = models.CharField(max_length=16, choices=Status.choices, default=Status.RUNNING)
     files = models.JSONField(default=dict, blank=True)
     counts = models.JSONField(default=dict, blank=True)
     timings_ms = models.JSONField(default=dict, blank=True)
-    error = models.TextField(blank=True)
-    started_at = models.DateTimeField(auto_now_add=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
 
-    class Meta:
-        ordering = ["-started_at"]
+    class Meta(BackgroundRun.Meta):
+        pass
 
     def __str__(self) -> str:
         return f"{self.path} ({self.status})"

@@ -7,21 +7,29 @@ typed temporary tables, so PostgreSQL itself validates every field and reports t
 malformed row. Rows then go into the target tables with ``DISTINCT ON (id) … ORDER BY
 effective_time DESC`` (the Full release's newest row per id; a no-op for Snapshot) and
 ``ON CONFLICT (id) DO UPDATE`` when newer, so several editions (International, then Belgian)
-can be layered. Everything runs in one transaction: a malformed row aborts the import with its
-file and line, and the previous import stays intact.
+can be layered. The staging tables belong to the database session and are filled file by file
+(each file one transaction, so progress can be saved between them); the target tables are
+written in one transaction after all files were read: a malformed row aborts the import with
+its file and line, and the previous import stays intact.
+
+An import is a background run (:class:`taxonomy.models.SnomedImport`): created PENDING,
+claimed by one process, ``done`` of ``total`` files saved as it goes, FAILED with the error.
 """
 
 from __future__ import annotations
 
 import re
 import time
-from collections.abc import Callable
+import traceback
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 from django.db import connection, transaction
 from django.utils import timezone
 
+from core.runs import run_claim, run_progress
 from core.text import sql_normalise
 from taxonomy.models import SnomedImport
 
@@ -149,55 +157,109 @@ def _copy_file(cursor, kind: _Kind, staging: str, file: Path, progress: Progress
             raise SnomedImportError(f"{file.name}: {where}: {diag.message_primary or exc}") from exc
 
 
-def snomed_import(*, path: Path, progress: ProgressCallback | None = None) -> SnomedImport:
-    """Import the RF2 release under ``path``; returns the SUCCEEDED :class:`SnomedImport` row.
-
-    Raises :class:`SnomedImportError` (row marked FAILED, database unchanged) on a missing or
-    malformed file. Counts are rows in the target tables after the import.
-    """
+def snomed_import_create(*, path: Path) -> SnomedImport:
+    """A PENDING import of the release under ``path`` (release type, files, ``total`` = number
+    of files). Raises :class:`SnomedImportError` when ``path`` holds no release (nothing is
+    stored)."""
     release, files = release_files(path)
-    run = SnomedImport.objects.create(
-        path=str(path), release_type=release, files={k: [f.name for f in v] for k, v in files.items()}
+    run = SnomedImport(
+        path=str(path),
+        release_type=release,
+        files={k: [f.name for f in v] for k, v in files.items()},
+        total=sum(len(v) for v in files.values()),
     )
+    run.full_clean()
+    run.save()
+    return run
+
+
+def _staging_create(cursor, kind: _Kind) -> str:
+    staging = f"snomed_stage_{kind.name}"
+    types = ", ".join(f"{column} {sql_type}" for _, column, sql_type in kind.columns)
+    cursor.execute(f"DROP TABLE IF EXISTS {staging}")  # left by an earlier import of this session
+    cursor.execute(f"CREATE TEMP TABLE {staging} ({types})")
+    return staging
+
+
+def _upsert(cursor, kind: _Kind, staging: str) -> None:
+    columns = [column for _, column, _ in kind.columns]
+    target_columns = list(columns)
+    select = ", ".join(columns)
+    if kind.name == "description":
+        target_columns.append("term_normalised")
+        select += f", {sql_normalise('term')}"
+    updates = ", ".join(f"{c} = EXCLUDED.{c}" for c in target_columns if c != "id")
+    cursor.execute(
+        f"INSERT INTO {kind.table} ({', '.join(target_columns)}) "
+        f"SELECT DISTINCT ON (id) {select} FROM {staging} ORDER BY id, effective_time DESC "
+        f"ON CONFLICT (id) DO UPDATE SET {updates} WHERE EXCLUDED.effective_time >= {kind.table}.effective_time"
+    )
+
+
+def snomed_import_execute(*, run_id: int, progress: ProgressCallback | None = None) -> SnomedImport:
+    """Claim PENDING import ``run_id`` (:func:`core.runs.run_claim`) and load its release;
+    returns the SUCCEEDED row. A run that is not PENDING is returned unchanged (status guard).
+
+    Each file is read into a session-temporary staging table in a transaction of its own, and
+    ``done`` (files read, of ``total``) is saved after each one (:func:`core.runs.run_progress`),
+    so the admin sees the progress; ``progress`` gets bytes read per file. The target tables are
+    then written in one transaction. Raises :class:`SnomedImportError` on a missing or
+    malformed file or any other failure: the row is FAILED with the error (and ``done`` says
+    how many files were read), and the target tables are unchanged.
+    """
+    claimed = run_claim(model=SnomedImport, run_id=run_id)
+    run = SnomedImport.objects.get(pk=run_id)
+    if not claimed:
+        return run
     started = time.perf_counter()
     timings: dict[str, float] = {}
+    loaded = 0
     try:
-        with transaction.atomic(), connection.cursor() as wrapper:
+        release, files = release_files(Path(run.path))  # the folder as it is now (a re-run)
+        run.release_type, run.files = release, {k: [f.name for f in v] for k, v in files.items()}
+        run.total = sum(len(v) for v in files.values())
+        run.save(update_fields=["release_type", "files", "total"])
+        staged: dict[str, str] = {}
+        with connection.cursor() as wrapper:
             cursor = wrapper.cursor  # the psycopg cursor, for COPY
-            for kind in _KINDS:
-                if kind.name not in files:
-                    continue
-                t0 = time.perf_counter()
-                staging = f"snomed_stage_{kind.name}"
-                types = ", ".join(f"{column} {sql_type}" for _, column, sql_type in kind.columns)
-                cursor.execute(f"DROP TABLE IF EXISTS {staging}")  # a caller's outer transaction may hold one
-                cursor.execute(f"CREATE TEMP TABLE {staging} ({types}) ON COMMIT DROP")
-                for file in files[kind.name]:
-                    _copy_file(cursor, kind, staging, file, progress)
-                columns = [column for _, column, _ in kind.columns]
-                target_columns = list(columns)
-                select = ", ".join(columns)
-                if kind.name == "description":
-                    target_columns.append("term_normalised")
-                    select += f", {sql_normalise('term')}"
-                updates = ", ".join(f"{c} = EXCLUDED.{c}" for c in target_columns if c != "id")
-                cursor.execute(
-                    f"INSERT INTO {kind.table} ({', '.join(target_columns)}) "
-                    f"SELECT DISTINCT ON (id) {select} FROM {staging} ORDER BY id, effective_time DESC "
-                    f"ON CONFLICT (id) DO UPDATE SET {updates} WHERE EXCLUDED.effective_time >= {kind.table}.effective_time"
-                )
-                timings[kind.name] = round((time.perf_counter() - t0) * 1000, 1)
-            counts = {}
-            for kind in _KINDS:
-                cursor.execute(f"SELECT count(*) FROM {kind.table}")
-                counts[kind.name] = cursor.fetchone()[0]
-            cursor.execute(
-                "ANALYZE taxonomy_snomedconcept, taxonomy_snomeddescription, taxonomy_snomedrelationship, taxonomy_snomedlanguagemember"
-            )
+            try:
+                for kind in _KINDS:
+                    if kind.name not in files:
+                        continue
+                    t0 = time.perf_counter()
+                    staged[kind.name] = _staging_create(cursor, kind)
+                    for file in files[kind.name]:
+                        with transaction.atomic():  # a savepoint inside a caller's transaction
+                            _copy_file(cursor, kind, staged[kind.name], file, progress)
+                        loaded += 1
+                        run_progress(model=SnomedImport, run_id=run.pk, done=loaded)
+                    timings[kind.name] = (time.perf_counter() - t0) * 1000
+                with transaction.atomic():
+                    for kind in _KINDS:
+                        if kind.name in staged:
+                            t0 = time.perf_counter()
+                            _upsert(cursor, kind, staged[kind.name])
+                            timings[kind.name] = round(timings[kind.name] + (time.perf_counter() - t0) * 1000, 1)
+                    counts = {}
+                    for kind in _KINDS:
+                        cursor.execute(f"SELECT count(*) FROM {kind.table}")
+                        counts[kind.name] = cursor.fetchone()[0]
+                    cursor.execute(
+                        "ANALYZE taxonomy_snomedconcept, taxonomy_snomeddescription, taxonomy_snomedrelationship, taxonomy_snomedlanguagemember"
+                    )
+            finally:
+                for staging in staged.values():
+                    cursor.execute(f"DROP TABLE IF EXISTS {staging}")
     except Exception as exc:
-        run.status, run.error, run.finished_at = SnomedImport.Status.FAILED, str(exc), timezone.now()
-        run.timings_ms = {**timings, "total": round((time.perf_counter() - started) * 1000, 1)}
-        run.save()
+        if isinstance(exc, SnomedImportError):
+            run.error = str(exc)
+        else:
+            run.error = f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=8)}"
+        run.status, run.done, run.finished_at = SnomedImport.Status.FAILED, loaded, timezone.now()
+        run.timings_ms = {k: round(v, 1) for k, v in timings.items()} | {
+            "total": round((time.perf_counter() - started) * 1000, 1)
+        }
+        run.save(update_fields=["status", "error", "done", "finished_at", "timings_ms"])
         if isinstance(exc, SnomedImportError):
             raise
         raise SnomedImportError(f"{type(exc).__name__}: {exc}") from exc
@@ -208,7 +270,30 @@ def snomed_import(*, path: Path, progress: ProgressCallback | None = None) -> Sn
             for kind in _KINDS:
                 cursor.execute(f"VACUUM (ANALYZE) {kind.table}")
         timings["vacuum"] = round((time.perf_counter() - t0) * 1000, 1)
-    run.status, run.counts, run.finished_at = SnomedImport.Status.SUCCEEDED, counts, timezone.now()
+    run.status, run.counts, run.done, run.finished_at = SnomedImport.Status.SUCCEEDED, counts, loaded, timezone.now()
     run.timings_ms = {**timings, "total": round((time.perf_counter() - started) * 1000, 1)}
-    run.save()
+    run.save(update_fields=["status", "counts", "done", "finished_at", "timings_ms"])
     return run
+
+
+def snomed_import(*, path: Path, progress: ProgressCallback | None = None) -> SnomedImport:
+    """Import the RF2 release under ``path`` now: :func:`snomed_import_create` then
+    :func:`snomed_import_execute`; returns the SUCCEEDED row. Raises :class:`SnomedImportError`
+    (no row when ``path`` holds no release; otherwise the row is FAILED, the target tables
+    unchanged). Counts are rows in the target tables after the import."""
+    return snomed_import_execute(run_id=snomed_import_create(path=path).pk, progress=progress)
+
+
+def snomed_import_relaunch(*, run_ids: Sequence[int]) -> list[SnomedImport]:
+    """A new PENDING import of the same folder per id, queued for the Celery worker after
+    commit. Raises :class:`SnomedImportError` when a folder no longer holds a release (nothing
+    is stored or queued then)."""
+    from taxonomy.tasks import snomed_import_task  # tasks import this module: enqueue lazily
+
+    runs = []
+    with transaction.atomic():
+        for old in SnomedImport.objects.filter(pk__in=list(run_ids)).order_by("pk"):
+            run = snomed_import_create(path=Path(old.path))
+            transaction.on_commit(partial(snomed_import_task.delay, run.pk))
+            runs.append(run)
+    return runs

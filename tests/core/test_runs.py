@@ -1,39 +1,70 @@
-"""The background-run machinery shared by ingestion and evaluation runs, on a real row."""
+"""The background-run machinery every run kind shares (ingestion runs, evaluation runs, SNOMED
+CT imports), on real rows."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from pathlib import Path
+
 import pytest
 
-from core.runs import RunStatus, code_version, run_abandon, run_claim, run_progress, worker_identity
-from ingestion.models import IngestionRun
+from core.admin_runs import BackgroundRunAdminMixin
+from core.runs import BackgroundRun, RunStatus, code_version, run_abandon, run_claim, run_progress, worker_identity
+from evaluation.services.runs import evaluation_run_create
 from ingestion.services import ingestion_run_create
+from taxonomy.snomed import snomed_import_create
+from tests.evaluation.factories import GoldenQuestionFactory
 
 pytestmark = pytest.mark.django_db
+SNOMED = Path(__file__).resolve().parent.parent.parent / "data" / "snomed" / "heartfailure-subset"
+
+KINDS: dict[str, Callable[[], BackgroundRun]] = {
+    "ingestion": lambda: ingestion_run_create(connector="medquad", path="data/medquad-slice"),
+    "evaluation": lambda: evaluation_run_create(golden_set=GoldenQuestionFactory().golden_set),
+    "snomed": lambda: snomed_import_create(path=SNOMED),
+}
 
 
-def test_only_one_claim_wins_and_records_the_worker() -> None:
+@pytest.fixture(params=sorted(KINDS))
+def pending(request: pytest.FixtureRequest) -> BackgroundRun:
+    """A PENDING run of each kind, as its service creates it."""
+    return KINDS[request.param]()
+
+
+def test_only_one_claim_wins_and_records_the_worker(pending: BackgroundRun) -> None:
     """GIVEN a PENDING run WHEN two workers claim it THEN exactly one gets it, and the row says
     which worker and which code version run it."""
-    run = ingestion_run_create(connector="medquad", path="data/medquad-slice")
-    assert run.status == RunStatus.PENDING and run.worker == ""
-    assert run_claim(model=IngestionRun, run_id=run.pk) is True
-    assert run_claim(model=IngestionRun, run_id=run.pk) is False
-    run.refresh_from_db()
-    assert run.status == RunStatus.RUNNING and run.started_at is not None
-    assert run.worker == worker_identity() and run.code_version == code_version() and run.code_version
+    model = type(pending)
+    assert pending.status == RunStatus.PENDING and pending.worker == "" and pending.started_at is None
+    assert run_claim(model=model, run_id=pending.pk) is True
+    assert run_claim(model=model, run_id=pending.pk) is False
+    pending.refresh_from_db()
+    assert pending.status == RunStatus.RUNNING and pending.started_at is not None
+    assert pending.worker == worker_identity() and pending.code_version == code_version() and pending.code_version
 
 
-def test_progress_and_abandon_only_touch_running_runs() -> None:
-    run = ingestion_run_create(connector="medquad", path="data/medquad-slice")
-    run_progress(model=IngestionRun, run_id=run.pk, done=3, total=10)
-    run.refresh_from_db()
-    assert (run.done, run.total) == (0, 0)  # not claimed yet: nothing moves
-    assert run_abandon(model=IngestionRun, run_id=run.pk, reason="worker lost") is False
-    run_claim(model=IngestionRun, run_id=run.pk)
-    run_progress(model=IngestionRun, run_id=run.pk, done=3, total=10)
-    run.refresh_from_db()
-    assert (run.done, run.total, run.progress_percent) == (3, 10, 30)
-    assert run_abandon(model=IngestionRun, run_id=run.pk, reason="worker lost") is True
-    run.refresh_from_db()
-    assert run.status == RunStatus.FAILED and run.error == "worker lost" and run.finished_at is not None
-    assert run_abandon(model=IngestionRun, run_id=run.pk, reason="again") is False
+def test_progress_and_abandon_only_touch_running_runs(pending: BackgroundRun) -> None:
+    model = type(pending)
+    before = (pending.done, pending.total)
+    run_progress(model=model, run_id=pending.pk, done=3, total=10)
+    pending.refresh_from_db()
+    assert (pending.done, pending.total) == before  # not claimed yet: nothing moves
+    assert run_abandon(model=model, run_id=pending.pk, reason="worker lost") is False
+    run_claim(model=model, run_id=pending.pk)
+    run_progress(model=model, run_id=pending.pk, done=3, total=10)
+    pending.refresh_from_db()
+    assert (pending.done, pending.total, pending.progress_percent) == (3, 10, 30)
+    run_progress(model=model, run_id=pending.pk, done=4)  # total unchanged when not given
+    pending.refresh_from_db()
+    assert (pending.done, pending.total) == (4, 10)
+    assert run_abandon(model=model, run_id=pending.pk, reason="worker lost") is True
+    pending.refresh_from_db()
+    assert pending.status == RunStatus.FAILED and pending.error == "worker lost" and pending.finished_at is not None
+    assert run_abandon(model=model, run_id=pending.pk, reason="again") is False
+
+
+def test_the_progress_column_shows_done_of_total(pending: BackgroundRun) -> None:
+    pending.done, pending.total = 2, 8
+    assert BackgroundRunAdminMixin().progress(pending) == ('<progress value="2" max="8" title="2 / 8"></progress> 25%')
+    pending.done, pending.total = 0, 0  # total not known yet
+    assert BackgroundRunAdminMixin().progress(pending) == ('<progress value="0" max="1" title="0 / 0"></progress> 0%')

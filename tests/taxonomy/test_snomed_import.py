@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import shutil
+import threading
 from pathlib import Path
 
 import pytest
 from django.core.management import CommandError, call_command
+from django.db import connections
 
+from core.runs import RunStatus, code_version, worker_identity
 from taxonomy.models import (
     FINDING_SITE,
     IS_A,
@@ -18,7 +21,7 @@ from taxonomy.models import (
     SnomedLanguageMember,
     SnomedRelationship,
 )
-from taxonomy.snomed import SnomedImportError, snomed_import
+from taxonomy.snomed import SnomedImportError, snomed_import, snomed_import_create, snomed_import_execute
 
 pytestmark = pytest.mark.django_db
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "snomed"
@@ -99,7 +102,7 @@ def test_a_malformed_row_aborts_with_file_and_line_and_keeps_the_previous_import
 
     with pytest.raises(SnomedImportError, match=rf"{relationship.name}: line 4: .*bigint"):
         snomed_import(path=broken)
-    assert SnomedImport.objects.latest("started_at").status == "failed"
+    assert SnomedImport.objects.latest("created_at").status == "failed"
     assert not SnomedConcept.objects.filter(effective_time="2099-01-01").exists()
     assert SnomedRelationship.objects.count() == 1913
 
@@ -129,3 +132,77 @@ def test_wrong_header_and_missing_release_are_clear(tmp_path: Path) -> None:
     empty.mkdir()
     with pytest.raises(CommandError, match="no sct2_Concept_Snapshot/Full file"):
         call_command("snomed_import", str(empty), verbosity=0)
+
+
+def test_a_successful_import_is_a_finished_background_run() -> None:
+    """GIVEN the minict release (4 files the importer reads) WHEN it is created and executed
+    THEN the row went PENDING → SUCCEEDED with every file counted, the worker and code version
+    that ran it and its timestamps; executing it again changes nothing (status guard)."""
+    run = snomed_import_create(path=FIXTURES / "minict-snapshot")
+    assert (run.status, run.done, run.total, run.started_at) == (RunStatus.PENDING, 0, 4, None)
+
+    finished = snomed_import_execute(run_id=run.pk)
+
+    row = SnomedImport.objects.get(pk=run.pk)
+    assert row.status == RunStatus.SUCCEEDED and row.error == ""
+    assert (row.done, row.total, row.progress_percent) == (4, 4, 100)
+    assert row.worker == worker_identity() and row.code_version == code_version()
+    assert row.created_at <= row.started_at <= row.finished_at
+    assert row.counts == finished.counts and row.counts["concept"] == 102
+    again = snomed_import_execute(run_id=run.pk)
+    assert (again.status, again.finished_at) == (RunStatus.SUCCEEDED, row.finished_at)
+
+
+def test_a_failed_import_records_the_error_and_how_far_it_read(tmp_path: Path) -> None:
+    """GIVEN a copy of the heart-failure subset whose relationship file (the third of three
+    files read) has a bad id WHEN the snomed_import command runs THEN it fails, and the row is
+    FAILED with the file and line, done = the two files read before it, total = 3."""
+    broken = tmp_path / "broken"
+    shutil.copytree(DATA / "heartfailure-subset", broken)
+    relationship = next(broken.glob("sct2_Relationship_*"))
+    lines = relationship.read_bytes().split(b"\n")
+    lines[3] = b"not-a-number" + lines[3][lines[3].index(b"\t") :]
+    relationship.write_bytes(b"\n".join(lines))
+
+    with pytest.raises(CommandError, match="SNOMED import failed, nothing changed"):
+        call_command("snomed_import", str(broken), verbosity=0)
+
+    row = SnomedImport.objects.get(path=str(broken))
+    assert row.status == RunStatus.FAILED
+    assert row.error.startswith(f"{relationship.name}: line 4: ")
+    assert (row.done, row.total) == (2, 3)
+    assert row.started_at is not None and row.finished_at is not None and row.worker == worker_identity()
+    assert not SnomedConcept.objects.exists()
+
+
+def _done_seen_by_another_session(run_id: int) -> int:
+    seen: list[int] = []
+
+    def read() -> None:
+        try:
+            seen.append(SnomedImport.objects.get(pk=run_id).done)
+        finally:
+            connections.close_all()
+
+    thread = threading.Thread(target=read)
+    thread.start()
+    thread.join()
+    return seen[0]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_progress_is_visible_to_other_sessions_file_by_file() -> None:
+    """GIVEN the minict release WHEN it is imported outside any transaction (as by the command
+    or the worker) THEN another database session, like the admin's, sees ``done`` count the
+    files already read while each next file is being read."""
+    run = snomed_import_create(path=FIXTURES / "minict-snapshot")
+    seen: dict[str, int] = {}
+
+    def progress(name: str, done_bytes: int, total_bytes: int) -> None:
+        if name not in seen:
+            seen[name] = _done_seen_by_another_session(run.pk)
+
+    snomed_import_execute(run_id=run.pk, progress=progress)
+
+    assert list(seen.values()) == [0, 1, 2, 3]
+    assert SnomedImport.objects.get(pk=run.pk).done == 4

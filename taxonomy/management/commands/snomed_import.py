@@ -1,4 +1,6 @@
-"""``manage.py snomed_import PATH``: import a SNOMED CT RF2 release folder (Snapshot or Full)."""
+"""``manage.py snomed_import PATH``: import a SNOMED CT RF2 release folder (Snapshot or Full)
+in this process, recorded as a :class:`taxonomy.models.SnomedImport` run (claimed, progress
+per file, FAILED with the error)."""
 
 from __future__ import annotations
 
@@ -8,7 +10,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from tqdm import tqdm
 
-from taxonomy.snomed import SnomedImportError, snomed_import
+from taxonomy.snomed import SnomedImportError, snomed_import_create, snomed_import_execute
 
 
 class Command(BaseCommand):
@@ -31,7 +33,8 @@ class Command(BaseCommand):
             bar.refresh()
 
         try:
-            run = snomed_import(path=Path(str(options["path"])), progress=progress)
+            created = snomed_import_create(path=Path(str(options["path"])))
+            run = snomed_import_execute(run_id=created.pk, progress=progress)
         except SnomedImportError as exc:
             raise CommandError(f"SNOMED import failed, nothing changed: {exc}") from exc
         finally:

@@ -1,0 +1,37 @@
+"""Celery tasks of the taxonomy app. Arguments are ids; the row carries status and progress."""
+
+from __future__ import annotations
+
+import logging
+
+from celery import shared_task
+
+from core.runs import run_abandon
+from taxonomy.models import SnomedImport
+from taxonomy.snomed import SnomedImportError, snomed_import_execute
+
+logger = logging.getLogger(__name__)
+
+
+@shared_task(bind=True, acks_late=True, reject_on_worker_lost=False)
+def snomed_import_task(self, run_id: int) -> str:
+    """Execute SNOMED CT import ``run_id``; quietly returns if it is gone or already done.
+
+    A redelivered message for an import still RUNNING means the worker that had it died: the
+    row is marked FAILED with that reason (nothing was written: the target tables change in one
+    transaction at the end). A failed import is recorded on the row and not retried.
+    """
+    run = SnomedImport.objects.filter(pk=run_id).first()
+    if run is None:
+        return "skipped"
+    if run.status == SnomedImport.Status.RUNNING and (self.request.delivery_info or {}).get("redelivered"):
+        run_abandon(model=SnomedImport, run_id=run_id, reason="the worker running this import stopped; run it again")
+        return "abandoned"
+    if run.status != SnomedImport.Status.PENDING:
+        return "skipped"
+    try:
+        run = snomed_import_execute(run_id=run_id)
+    except SnomedImportError:
+        logger.exception("SNOMED CT import %s failed", run_id)
+        return "failed"
+    return run.status
