@@ -1,16 +1,39 @@
-"""Admin pieces every background-run kind shares."""
+"""Admin pieces every background-run kind shares (ingestion runs, evaluation runs, SNOMED CT
+imports)."""
 
 from __future__ import annotations
 
-from django.contrib import admin
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from django.contrib import admin, messages
+from django.contrib.auth import get_permission_codename
+from django.db.models import QuerySet
+from django.http import HttpRequest
 from django.utils.html import format_html
 
 from core.runs import BackgroundRun
 
+if TYPE_CHECKING:
+    _AdminBase = admin.ModelAdmin
+else:
+    _AdminBase = object
 
-class BackgroundRunAdminMixin:
-    """A progress column (a ``<progress>`` bar with ``done / total`` and the percentage) and the
-    run machinery's fields read-only."""
+
+class BackgroundRunAdminMixin(_AdminBase):
+    """For the admin of a :class:`core.runs.BackgroundRun` model, placed before
+    ``admin.ModelAdmin``:
+
+    - ``progress``: a list column, a ``<progress>`` bar with ``done / total`` and the percentage;
+    - read-only detail: an existing run is never edited (``has_change_permission`` is False for
+      an object), and ``run_readonly_fields`` lists the run machinery's fields;
+    - ``run_again``: an admin action (add ``"run_again"`` to ``actions``) that hands the selected
+      ids to :meth:`runs_relaunch`, which calls the run kind's service (new PENDING runs, queued
+      after commit), and reports with ``message_user``. It is offered and executed only for
+      users with the model's *add* permission (:meth:`has_run_again_permission`). Errors listed
+      in ``run_again_errors`` (a refused configuration, a vanished folder) become an error
+      message; ``run_again_description`` is the action's label.
+    """
 
     run_readonly_fields = (
         "status",
@@ -23,6 +46,8 @@ class BackgroundRunAdminMixin:
         "started_at",
         "finished_at",
     )
+    run_again_description = "Run again"
+    run_again_errors: tuple[type[Exception], ...] = ()
 
     @admin.display(description="progress")
     def progress(self, obj: BackgroundRun) -> str:
@@ -34,3 +59,39 @@ class BackgroundRunAdminMixin:
             obj.total,
             obj.progress_percent,
         )
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        """An existing run is read-only (its page shows it, never edits it)."""
+        return obj is None and super().has_change_permission(request, obj)
+
+    def has_run_again_permission(self, request: HttpRequest) -> bool:
+        """Running again creates runs: it needs the right to add runs of this kind (e.g.
+        ``evaluation.add_evaluationrun``)."""
+        opts = self.opts
+        return request.user.has_perm(f"{opts.app_label}.{get_permission_codename('add', opts)}")
+
+    def runs_relaunch(self, request: HttpRequest, *, run_ids: list[int]) -> Sequence[BackgroundRun]:
+        """Call the run kind's service: one new queued run per id; returns the new runs."""
+        raise NotImplementedError
+
+    @admin.action(description="Run again", permissions=["run_again"])
+    def run_again(self, request: HttpRequest, queryset: QuerySet[Any]) -> None:
+        try:
+            runs = self.runs_relaunch(request, run_ids=list(queryset.values_list("pk", flat=True)))
+        except self.run_again_errors as exc:
+            self.message_user(request, str(exc), level=messages.ERROR)
+            return
+        self.message_user(
+            request,
+            f"Queued {len(runs)} new {self.opts.verbose_name}(s): {', '.join(str(r.pk) for r in runs)}; "
+            "refresh this page to follow their progress.",
+        )
+
+    def get_actions(self, request: HttpRequest) -> dict[str, Any]:
+        """The ``run_again`` action labelled with ``run_again_description``."""
+        actions = super().get_actions(request)
+        entry = actions.get("run_again")
+        if entry is not None:
+            func, name, _ = entry
+            actions["run_again"] = (func, name, self.run_again_description)
+        return actions

@@ -114,7 +114,8 @@ class IngestionRunForm(forms.ModelForm):
 
 @admin.register(IngestionRun)
 class IngestionRunAdmin(BackgroundRunAdminMixin, admin.ModelAdmin):
-    """Runs with a progress bar; editors start new runs with the form or re-run old ones."""
+    """Runs with a progress bar, read-only once created; editors start new runs with the form or
+    run old ones again (the shared ``run_again`` action, with the right to add runs)."""
 
     list_display = (
         "id",
@@ -165,10 +166,8 @@ class IngestionRunAdmin(BackgroundRunAdminMixin, admin.ModelAdmin):
     def get_readonly_fields(self, request: HttpRequest, obj: IngestionRun | None = None):
         return ("connector", "path", "options", *self.readonly_fields) if obj else ()
 
-    actions = ["rerun"]
-
-    def has_change_permission(self, request: HttpRequest, obj: object = None) -> bool:
-        return obj is None
+    actions = ["run_again"]
+    run_again_description = "Run again (unchanged documents are skipped)"
 
     def save_model(self, request: HttpRequest, obj: IngestionRun, form: object, change: bool) -> None:
         """A run added in the admin is created and queued by the service (after commit)."""
@@ -181,11 +180,5 @@ class IngestionRunAdmin(BackgroundRunAdminMixin, admin.ModelAdmin):
         obj.pk, obj.model_key, obj._state.adding = run.pk, run.model_key, False
         self.message_user(request, f"Ingestion run {run.pk} queued; refresh this page to follow its progress.")
 
-    def has_rerun_permission(self, request: HttpRequest) -> bool:
-        """Running an ingestion again needs the right to add ingestion runs (editors)."""
-        return request.user.has_perm("ingestion.add_ingestionrun")
-
-    @admin.action(description="Run again (unchanged documents are skipped)", permissions=["rerun"])
-    def rerun(self, request: HttpRequest, queryset: QuerySet[IngestionRun]) -> None:
-        runs = ingestion_run_relaunch(run_ids=list(queryset.values_list("id", flat=True)))
-        self.message_user(request, f"Queued {len(runs)} new ingestion run(s): {', '.join(str(r.id) for r in runs)}.")
+    def runs_relaunch(self, request: HttpRequest, *, run_ids: list[int]) -> list[IngestionRun]:
+        return ingestion_run_relaunch(run_ids=run_ids)

@@ -1,7 +1,7 @@
 """Admin for content editors: entities with relations and aliases inline, the alias review
 queue (pending first, bulk approve/reject, conflicts highlighted), the body-site routing table,
-and SNOMED CT imports (read-only). Changes made here are recorded in Django's admin log
-(who, when, what) and shown under each object's "History"."""
+and SNOMED CT imports (read-only, with progress and "run again"). Changes made here are
+recorded in Django's admin log (who, when, what) and shown under each object's "History"."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from django.http import HttpRequest
 from django.utils import timezone
 from django.utils.html import format_html
 
+from core.admin_runs import BackgroundRunAdminMixin
 from core.text import text_normalise
 from taxonomy.models import (
     ALLOWED_RELATIONS,
@@ -27,6 +28,7 @@ from taxonomy.models import (
     SnomedImport,
 )
 from taxonomy.services import snomed_aliases_propose
+from taxonomy.snomed import SnomedImportError, snomed_import_relaunch
 
 
 class RelationFormSet(BaseInlineFormSet):
@@ -223,15 +225,23 @@ class SnomedDescriptionAdmin(admin.ModelAdmin):
 
 
 @admin.register(SnomedImport)
-class SnomedImportAdmin(admin.ModelAdmin):
-    """SNOMED CT RF2 imports (``manage.py snomed_import``): status, files, row counts, timings."""
+class SnomedImportAdmin(BackgroundRunAdminMixin, admin.ModelAdmin):
+    """SNOMED CT RF2 imports (``manage.py snomed_import``), read-only: status, progress in
+    files, files, row counts, timings, the error. Users with the right to add imports may run
+    one again (the same folder, queued for the worker)."""
 
-    list_display = ("started_at", "path", "release_type", "status", "counts")
+    list_display = ("created_at", "path", "release_type", "status", "progress", "counts")
     list_filter = ("status",)
     readonly_fields = [f.name for f in SnomedImport._meta.fields]
+    actions = ["run_again"]
+    run_again_description = "Import the same release folder again"
+    run_again_errors = (SnomedImportError,)
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
 
     def has_change_permission(self, request: HttpRequest, obj: object = None) -> bool:
         return False
+
+    def runs_relaunch(self, request: HttpRequest, *, run_ids: list[int]) -> list[SnomedImport]:
+        return snomed_import_relaunch(run_ids=run_ids)

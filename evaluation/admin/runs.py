@@ -43,6 +43,8 @@ class EvaluationRunAdmin(BackgroundRunAdminMixin, ReadOnlyAdmin):
     list_select_related = ("golden_set",)
     search_fields = ("label", "golden_set__name", "config_hash")
     actions = ["compare", "run_again"]
+    run_again_description = "Run again with the same set version and configuration"
+    run_again_errors = (RunConfigInvalid,)
 
     @admin.display(description="pass", ordering="pass_rate")
     def pass_rate_pct(self, obj: EvaluationRun) -> str:
@@ -65,10 +67,6 @@ class EvaluationRunAdmin(BackgroundRunAdminMixin, ReadOnlyAdmin):
         value = (obj.metrics.get("latency_ms") or {}).get("p95")
         return "—" if value is None else f"{value:.0f}"
 
-    def has_rerun_permission(self, request: HttpRequest) -> bool:
-        """Running again needs the right to add evaluation runs (evaluators)."""
-        return request.user.has_perm("evaluation.add_evaluationrun")
-
     @admin.action(description="Compare the two selected runs", permissions=["view"])
     def compare(self, request: HttpRequest, queryset: QuerySet[EvaluationRun]) -> HttpResponse | None:
         ids = sorted(queryset.values_list("id", flat=True))
@@ -77,16 +75,8 @@ class EvaluationRunAdmin(BackgroundRunAdminMixin, ReadOnlyAdmin):
             return None
         return HttpResponseRedirect(reverse("admin:evaluation_evaluationrun_compare", args=ids))
 
-    @admin.action(description="Run again with the same set version and configuration", permissions=["rerun"])
-    def run_again(self, request: HttpRequest, queryset: QuerySet[EvaluationRun]) -> None:
-        try:
-            runs = evaluation_runs_relaunch(
-                run_ids=list(queryset.values_list("id", flat=True)), created_by=request.user.get_username()
-            )
-        except RunConfigInvalid as exc:
-            self.message_user(request, str(exc), level=messages.ERROR)
-            return
-        self.message_user(request, f"Queued run(s) {', '.join(str(r.pk) for r in runs)}.")
+    def runs_relaunch(self, request: HttpRequest, *, run_ids: list[int]) -> list[EvaluationRun]:
+        return evaluation_runs_relaunch(run_ids=run_ids, created_by=request.user.get_username())
 
     def get_urls(self):
         extra = [

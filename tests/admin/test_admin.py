@@ -88,7 +88,7 @@ def test_add_form_rejects_a_missing_path(admin_client) -> None:  # type: ignore[
     assert not IngestionRun.objects.filter(path="/nope/nothing").exists()
 
 
-def test_rerun_action_queues_a_new_run(admin_client, fixtures_dir, django_capture_on_commit_callbacks) -> None:  # type: ignore[no-untyped-def]
+def test_run_again_action_queues_a_new_run(admin_client, fixtures_dir, django_capture_on_commit_callbacks) -> None:  # type: ignore[no-untyped-def]
     from zolsearch.celery import app
 
     old = IngestionRun.objects.create(
@@ -101,7 +101,8 @@ def test_rerun_action_queues_a_new_run(admin_client, fixtures_dir, django_captur
     try:
         with django_capture_on_commit_callbacks(execute=True):
             response = admin_client.post(
-                reverse("admin:ingestion_ingestionrun_changelist"), {"action": "rerun", "_selected_action": [old.pk]}
+                reverse("admin:ingestion_ingestionrun_changelist"),
+                {"action": "run_again", "_selected_action": [old.pk]},
             )
     finally:
         app.conf.task_always_eager = False

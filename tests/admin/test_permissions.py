@@ -43,7 +43,7 @@ def test_a_viewer_sees_no_start_run_action_and_cannot_post_it() -> None:
     assert 'value="start_run"' not in _actions(client, "admin:evaluation_goldenset_changelist")
     assert 'value="export_jsonl"' in _actions(client, "admin:evaluation_goldenset_changelist")
     assert 'value="run_again"' not in _actions(client, "admin:evaluation_evaluationrun_changelist")
-    assert 'value="rerun"' not in _actions(client, "admin:ingestion_ingestionrun_changelist")
+    assert 'value="run_again"' not in _actions(client, "admin:ingestion_ingestionrun_changelist")
     client.post(
         reverse("admin:evaluation_goldenset_changelist"),
         {"action": "start_run", "_selected_action": [golden_set.pk]},

@@ -1,15 +1,18 @@
-"""Editors in the taxonomy admin: SNOMED alias proposals, the review queue, refused relations."""
+"""Editors in the taxonomy admin: SNOMED alias proposals, the review queue, refused relations,
+SNOMED CT imports (progress, read-only, run again)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
+from django.contrib.auth.models import Permission, User
+from django.test import Client
 from django.urls import reverse
 
-from taxonomy.models import Alias, Entity, Relation, ReviewState
+from taxonomy.models import Alias, Entity, Relation, ReviewState, SnomedImport
 from taxonomy.services import sample_hospital_load
-from taxonomy.snomed import snomed_import
+from taxonomy.snomed import snomed_import, snomed_import_create
 
 pytestmark = pytest.mark.django_db
 DATA = Path(__file__).resolve().parent.parent.parent / "data" / "snomed"
@@ -126,3 +129,66 @@ def test_editors_search_snomed_terms_accent_insensitively(admin_client) -> None:
     assert "Acute left-sided heart failure" in page and "Asthma" not in page
     by_id = admin_client.get(url, {"q": "364006"}).content.decode()
     assert "Acute left-sided heart failure" in by_id
+
+
+def _staff(*codenames: str) -> Client:
+    user = User.objects.create_user("staff", password="x", is_staff=True)
+    user.user_permissions.set(Permission.objects.filter(codename__in=codenames))
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+def test_snomed_import_list_shows_progress_with_a_bounded_number_of_queries(  # type: ignore[no-untyped-def]
+    admin_client, django_assert_max_num_queries
+) -> None:
+    """GIVEN the finished import of the fixture and five pending ones WHEN listing imports
+    THEN each row has a progress bar (3 of 3 files; 0 of 3) and the page costs no query per row."""
+    for _ in range(5):
+        snomed_import_create(path=DATA / "heartfailure-subset")
+    with django_assert_max_num_queries(8):
+        page = admin_client.get(reverse("admin:taxonomy_snomedimport_changelist"))
+    content = page.content.decode()
+    assert page.status_code == 200
+    assert content.count('<progress value="3" max="3" title="3 / 3"></progress> 100%') == 1
+    assert content.count('<progress value="0" max="3" title="0 / 3"></progress> 0%') == 5
+
+
+def test_snomed_import_detail_is_read_only(admin_client) -> None:  # type: ignore[no-untyped-def]
+    run = SnomedImport.objects.get()
+    url = reverse("admin:taxonomy_snomedimport_change", args=[run.pk])
+    page = admin_client.get(url)
+    assert page.status_code == 200 and "heartfailure-subset" in page.content.decode()
+    assert 'name="path"' not in page.content.decode() and 'name="status"' not in page.content.decode()
+    assert admin_client.post(url, {"path": "/elsewhere"}).status_code == 403
+    assert admin_client.get(reverse("admin:taxonomy_snomedimport_add")).status_code == 403
+    run.refresh_from_db()
+    assert run.path.endswith("heartfailure-subset")
+
+
+def test_run_again_needs_the_add_permission_and_queues_a_new_import(django_capture_on_commit_callbacks) -> None:  # type: ignore[no-untyped-def]
+    """GIVEN a finished import WHEN staff with only the view permission post 'run_again' on the
+    changelist THEN it is not offered and nothing is created; WHEN staff who may add imports post
+    it THEN a new import of the same folder is queued and, run by the worker (eager here),
+    succeeds with its progress on the row."""
+    from zolsearch.celery import app
+
+    old = SnomedImport.objects.get()
+    url = reverse("admin:taxonomy_snomedimport_changelist")
+    viewer = _staff("view_snomedimport")
+    assert 'value="run_again"' not in viewer.get(url).content.decode()
+    viewer.post(url, {"action": "run_again", "_selected_action": [old.pk]})
+    assert SnomedImport.objects.count() == 1
+
+    User.objects.filter(username="staff").delete()
+    importer = _staff("view_snomedimport", "add_snomedimport")
+    assert 'value="run_again"' in importer.get(url).content.decode()
+    app.conf.task_always_eager = True
+    try:
+        with django_capture_on_commit_callbacks(execute=True):
+            response = importer.post(url, {"action": "run_again", "_selected_action": [old.pk]}, follow=True)
+    finally:
+        app.conf.task_always_eager = False
+    new = SnomedImport.objects.exclude(pk=old.pk).get()
+    assert f"Queued 1 new snomed import(s): {new.pk}" in response.content.decode()
+    assert (new.path, new.status, new.done, new.total) == (old.path, "succeeded", 3, 3)
