@@ -78,8 +78,9 @@ def main() -> None:
     if not args.quiet:
         for miss in misses[:15]:
             print("miss", miss)
+    suffix = "" if not args.override else "-" + "-".join(sorted(o.replace("=", "_") for o in args.override))[:80]
     results_write(
-        f"retrieval_quality-{args.set.stem}",
+        f"retrieval_quality-{args.set.stem}{args.tag and '-' + args.tag}{suffix}",
         {
             "set": str(args.set),
             "tag": args.tag,

@@ -17,7 +17,7 @@ from django.utils.html import format_html
 from core.admin_runs import BackgroundRunAdminMixin
 from ingestion.connectors import CONNECTORS
 from ingestion.models import Chunk, Document, IngestionRun, Source
-from ingestion.services import ingestion_run_relaunch, ingestion_run_start
+from ingestion.services import ingestion_run_relaunch, ingestion_run_start, source_priority_set
 
 
 class ReadOnlyAdmin(admin.ModelAdmin):
@@ -31,9 +31,24 @@ class ReadOnlyAdmin(admin.ModelAdmin):
 
 
 @admin.register(Source)
-class SourceAdmin(ReadOnlyAdmin):
-    list_display = ("name", "key", "connector", "licence", "document_total")
+class SourceAdmin(admin.ModelAdmin):
+    """Sources are created by ingestion; editors change only their search priority (0–10),
+    through :func:`ingestion.services.source_priority_set`."""
+
+    list_display = ("name", "key", "connector", "priority", "licence", "document_total")
+    list_editable = ("priority",)
     search_fields = ("name", "key")
+    fields = ("key", "name", "connector", "priority", "licence", "description", "created_at")
+    readonly_fields = ("key", "name", "connector", "licence", "description", "created_at")
+
+    def has_add_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return False
+
+    def save_model(self, request: HttpRequest, obj: Source, form: object, change: bool) -> None:
+        source_priority_set(key=obj.key, priority=obj.priority)
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Source]:
         return super().get_queryset(request).annotate(document_total=Count("documents"))

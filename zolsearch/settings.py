@@ -185,6 +185,17 @@ GUARD_API_KEY = env("GUARD_API_KEY", default="not-needed")
 GUARD_TIMEOUT_S = env.float("GUARD_TIMEOUT_S", default=3.0)
 GUARD_FAIL_OPEN = env.bool("GUARD_FAIL_OPEN", default=False)
 
+# Reranking (core/providers/rerank.py): RERANKER = features-lr (offline, the fitted logistic
+# model in RERANK_MODEL_PATH; `manage.py rerank_fit` writes it), http:<model> (a rerank API at
+# RERANK_BASE_URL in the Cohere/Jina or TEI shape, RERANK_API), or "" (the fused order).
+RERANKER = env("RERANKER", default="features-lr")
+RERANK_MODEL_PATH = env.path("RERANK_MODEL_PATH", default=BASE_DIR / "data" / "rerank" / "features-lr.json")
+RERANK_BASE_URL = env("RERANK_BASE_URL", default="")
+RERANK_API = env("RERANK_API", default="cohere")
+RERANK_API_KEY = env("RERANK_API_KEY", default="")
+RERANK_TIMEOUT_S = env.float("RERANK_TIMEOUT_S", default=2.0)
+RERANK_MAX_RETRIES = env.int("RERANK_MAX_RETRIES", default=1)
+
 # --- Evaluation and background judging ------------------------------------------------------
 # Judge: DeepEval's faithfulness and answer relevancy through any OpenAI-compatible endpoint when
 # JUDGE_MODEL and JUDGE_BASE_URL are set (a pinned model name, temperature 0); otherwise the

@@ -109,3 +109,35 @@ def test_run_again_action_queues_a_new_run(admin_client, fixtures_dir, django_ca
     assert response.status_code == 302
     new = IngestionRun.objects.exclude(pk=old.pk).latest("created_at")
     assert (new.connector, new.path, new.status) == ("html", old.path, "succeeded")
+
+
+def test_editor_sets_a_source_priority_on_the_changelist(admin_client) -> None:  # type: ignore[no-untyped-def]
+    """GIVEN the MedQuAD source at priority 0
+    WHEN an editor sets 7 in the list's priority column and saves, then tries 11
+    THEN the row holds 7, the next request's configuration carries it, and 11 is refused."""
+    from ingestion.models import Source
+    from zolsearch.search.config import pipeline_config_default
+
+    source = Source.objects.get(key="medquad")
+    url = reverse("admin:ingestion_source_changelist")
+
+    def post(priority: int):  # type: ignore[no-untyped-def]
+        return admin_client.post(
+            url,
+            {
+                "form-TOTAL_FORMS": "1",
+                "form-INITIAL_FORMS": "1",
+                "form-0-id": str(source.pk),
+                "form-0-priority": str(priority),
+                "_save": "Save",
+            },
+        )
+
+    assert post(7).status_code == 302
+    source.refresh_from_db()
+    assert source.priority == 7 and pipeline_config_default().source_priorities == {"medquad": 7}
+    response = post(11)
+    assert response.status_code == 200
+    assert "priority" in response.context["cl"].formset.errors[0]
+    source.refresh_from_db()
+    assert source.priority == 7

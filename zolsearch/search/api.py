@@ -30,6 +30,7 @@ def search(request: HttpRequest, payload: SearchIn) -> SearchOut:
             conversation_id=payload.conversation_id or "",
             languages=tuple(payload.document_languages),
             sources=tuple(payload.sources),
+            think_harder=payload.think_harder,
         )
     )
     gate = answer.gate or {"score": None, "context_alignment": None, "semantic_similarity": None, "threshold": None}

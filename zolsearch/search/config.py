@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+from functools import lru_cache
+from pathlib import Path
 from typing import Any
 
 from django.conf import settings
@@ -43,7 +45,30 @@ class PipelineConfig(BaseModel):
     - ``guard_fail_open``: when the guard endpoint fails, answer (True) or refuse (False).
     - ``source_authority_enabled`` / ``source_authority_weight`` / ``source_priorities``: a fused
       candidate's RRF score is multiplied by ``1 + weight · priority / 10`` where ``priority``
-      (0–10) is its source's, frozen from the editors' ``Source.priority`` rows per request.
+      (0–10) is its source's, frozen from the editors' ``Source.priority`` rows per request;
+      only for questions whose intent is in ``source_authority_intents`` (those that want the
+      hospital's own pages: measured, a boost for every question pulls Dutch hospital pages
+      above the right general page for Dutch medical questions). The reranker also reads the
+      priority (its features ``priority`` and ``priority_for_intent``).
+    - ``reranker``: ``features-lr`` (offline), ``http:<model>`` or "" (fused order); the
+      fusion keeps ``rerank_depth`` candidates, the reranker keeps ``top_k`` (design: 20 → 10).
+      "Think harder" (a request flag, or CRAG's refinement): ``think_harder_candidates`` per
+      retriever, reranked, ``think_harder_top_k`` kept (design: 100 → 20).
+    - ``keyword_rescue_enabled``: question terms of ≥ ``keyword_rescue_min_chars`` characters,
+      not stop words, absent from every candidate, are searched on their own; up to
+      ``keyword_rescue_max_chunks`` chunks join the candidates (seed 003).
+    - ``crag_enabled`` / ``crag_upper`` / ``crag_lower``: CRAG (Yan et al., 2024) over the
+      rerank scores: confidence ≥ upper → correct; < lower → incorrect (fallback that routes to a
+      human); else ambiguous → retrieve again deeper and without filters, accepted when the
+      refined confidence ≥ lower. Thresholds come from the reranker's calibration (its model
+      file), never from code; ``None`` (no calibration for the scorer) bypasses CRAG.
+      ``crag_bypass_languages``: languages CRAG skips. ``rerank_languages``: the languages the
+      reranker serves (from its calibration; empty: all): questions in others keep the fused
+      order and skip CRAG.
+    - ``understanding_enabled``: intent and question type from the offline classifiers; the
+      classifier's intent is used when the graph implies none and its probability is ≥
+      ``understanding_intent_min``. ``reduced_query_enabled``: long messages are searched with
+      their reduced query (BM25 and a second query vector for dense retrieval).
     - ``language_boost``: a candidate written in the question's language has its fused score
       multiplied by ``1 + language_boost`` (0: off).
 
@@ -77,7 +102,25 @@ class PipelineConfig(BaseModel):
     source_authority_enabled: bool = True
     source_authority_weight: float = Field(default=1.0, ge=0.0, le=10.0)
     source_priorities: dict[str, int] = Field(default_factory=dict)
+    source_authority_intents: tuple[str, ...] = (
+        "practical_info", "complaint", "department_search", "doctor_lookup", "general",
+    )  # fmt: skip
     language_boost: float = Field(default=0.0, ge=0.0, le=10.0)
+    understanding_enabled: bool = True
+    understanding_intent_min: float = Field(default=0.0, ge=0.0, le=1.0)
+    reduced_query_enabled: bool = True
+    reranker: str = ""
+    rerank_depth: int = Field(default=20, ge=1, le=1000)
+    think_harder_candidates: int = Field(default=100, ge=1, le=1000)
+    think_harder_top_k: int = Field(default=20, ge=1, le=1000)
+    keyword_rescue_enabled: bool = True
+    keyword_rescue_min_chars: int = Field(default=6, ge=1, le=50)
+    keyword_rescue_max_chunks: int = Field(default=3, ge=0, le=50)
+    crag_enabled: bool = True
+    crag_upper: float | None = Field(default=None, ge=0.0, le=1.0)
+    crag_lower: float | None = Field(default=None, ge=0.0, le=1.0)
+    crag_bypass_languages: tuple[str, ...] = ()
+    rerank_languages: tuple[str, ...] = ()
 
     @classmethod
     def from_values(cls, values: dict[str, Any]) -> PipelineConfig:
@@ -130,6 +173,31 @@ def gate_threshold_for(model_key: str) -> float:
     return float(settings.GATE_THRESHOLDS.get(model_key, settings.GATE_THRESHOLD_DEFAULT))
 
 
+@lru_cache(maxsize=4)
+def _crag_calibration(path: str, mtime_ns: int) -> dict[str, Any]:
+    """The ``crag`` entry of the model file (cached per path and modification time)."""
+    try:
+        return dict(json.loads(Path(path).read_text(encoding="utf-8")).get("crag") or {})
+    except ValueError:
+        return {}
+
+
+def reranker_calibration(name: str) -> dict[str, Any]:
+    """CRAG thresholds of reranker ``name`` as calibrated with it: ``{"crag_upper",
+    "crag_lower", "crag_bypass_languages", "rerank_languages"}`` from the ``crag`` entry of the feature reranker's
+    model file (written by ``manage.py rerank_fit`` with its evidence); ``{}`` for a scorer
+    without a calibration (CRAG is then bypassed)."""
+    if name != "features-lr":
+        return {}
+    path = Path(settings.RERANK_MODEL_PATH)
+    try:
+        crag = _crag_calibration(str(path), path.stat().st_mtime_ns)
+    except OSError:
+        return {}
+    keys = ("crag_upper", "crag_lower", "crag_bypass_languages", "rerank_languages")
+    return {k: (tuple(crag[k]) if k.endswith("_languages") else crag[k]) for k in keys if k in crag}
+
+
 def pipeline_config_default() -> PipelineConfig:
     """The configuration a live request runs with, from the current settings."""
     model_key = embedding_provider_get().key
@@ -148,4 +216,6 @@ def pipeline_config_default() -> PipelineConfig:
         guard_model=settings.GUARD_MODEL if use_guard_model else "",
         guard_fail_open=settings.GUARD_FAIL_OPEN,
         source_priorities=source_priorities(),
+        reranker=settings.RERANKER,
+        **reranker_calibration(settings.RERANKER),
     )

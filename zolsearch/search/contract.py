@@ -131,6 +131,36 @@ class RedFlagTrace(_Trace):
     notice_only: bool = False  # an informational question about an emergency condition
 
 
+class UnderstandingTrace(_Trace):
+    """Offline query understanding: the classifier's ``intent`` and MedQuAD ``qtype`` with
+    their probabilities in [0, 1], and the ``reduced`` query retrieval searched with ("" when
+    the question was used as it is)."""
+
+    intent: str = ""
+    intent_confidence: float | None = None
+    qtype: str = ""
+    qtype_confidence: float | None = None
+    reduced: str = ""
+
+
+class RetrievalTrace(_Trace):
+    """How the candidates were ranked: ``reranker`` (model key, "" when off), ``rerank_error``
+    (the reranker failed: fused order kept), ``rescued_terms`` (keyword rescue: terms no
+    candidate contained, searched on their own), ``think_harder`` (deeper pools), and CRAG's
+    ``crag_confidence`` (0.5·top + 0.3·mean(top 3) + 0.2·gap of the rerank scores, [0, 1]),
+    ``crag_action`` (correct, ambiguous, incorrect, bypass, off), ``crag_refined`` (the
+    ambiguous case retrieved again with deeper, relaxed pools) and ``crag_refined_confidence``."""
+
+    reranker: str = ""
+    rerank_error: str = ""
+    rescued_terms: list[str] = Field(default_factory=list)
+    think_harder: bool = False
+    crag_confidence: float | None = None
+    crag_action: str = ""
+    crag_refined: bool = False
+    crag_refined_confidence: float | None = None
+
+
 class AnswerTrace(_Trace):
     """Version :data:`TRACE_VERSION` of ``Answer.trace``.
 
@@ -156,3 +186,5 @@ class AnswerTrace(_Trace):
     stop_reason: str = ""
     guards: list[GuardTrace] = Field(default_factory=list)
     red_flag: RedFlagTrace | None = None
+    retrieval: RetrievalTrace = Field(default_factory=RetrievalTrace)
+    understanding: UnderstandingTrace = Field(default_factory=UnderstandingTrace)

@@ -19,10 +19,11 @@ from zolsearch.search.stages.base import SearchRequest, SearchState, Stage, Stop
 from zolsearch.search.stages.compose import ComposeStage
 from zolsearch.search.stages.generate import GenerationStage
 from zolsearch.search.stages.quality_gate import GateStage
+from zolsearch.search.stages.rerank import CragStage, KeywordRescueStage, RerankCutStage, RerankStage
 from zolsearch.search.stages.retrieval import DenseRetrievalStage, EmbedQueryStage, FusionStage, LexicalRetrievalStage
 from zolsearch.search.stages.safety import InputGuardStage, OutputGuardStage, RedFlagModelStage, RedFlagStage
 from zolsearch.search.stages.taxonomy import TaxonomyStage
-from zolsearch.search.stages.understand import UnderstandStage
+from zolsearch.search.stages.understand import QueryUnderstandingStage, UnderstandStage
 
 __all__ = ["STAGES", "IndexEmpty", "InvalidQuestion", "SearchError", "SearchRequest", "SearchState", "pipeline_run"]
 
@@ -46,11 +47,16 @@ STAGES: tuple[Stage, ...] = (
     RedFlagStage(),
     TaxonomyStage(),
     EmbedQueryStage(),
+    QueryUnderstandingStage(),
     RedFlagModelStage(),
     InputGuardStage(),
     DenseRetrievalStage(),
     LexicalRetrievalStage(),
     FusionStage(),
+    KeywordRescueStage(),
+    RerankStage(),
+    RerankCutStage(),
+    CragStage(),
     GenerationStage(),
     OutputGuardStage(),
     GateStage(),

@@ -19,6 +19,9 @@ class SearchIn(Schema):
     conversation_id: str | None = Field(default=None, max_length=64)
     sources: list[str] = Field(default_factory=list, description="Only search these source keys (e.g. 'medquad').")
     document_languages: list[str] = Field(default_factory=list, description="Only search documents in these languages.")
+    think_harder: bool = Field(
+        default=False, description="Rerank a deeper pool (100 candidates per retriever → 20) for a harder question."
+    )
 
     @field_validator("question", mode="before")
     @classmethod

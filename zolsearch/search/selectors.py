@@ -180,6 +180,15 @@ def chunk_vectors(*, ids: Sequence[int], model_key: str) -> np.ndarray:
     return np.vstack(found) if found else np.zeros((0, 0), dtype=np.float32)
 
 
+def chunk_vectors_by_id(*, ids: Sequence[int], model_key: str) -> dict[int, np.ndarray]:
+    """Stored vectors of ``ids`` under ``model_key``: chunk id → ``(d,)`` float32 (one query;
+    ids without a vector of that model are absent)."""
+    rows = ChunkEmbedding.objects.filter(chunk_id__in=list(ids), model_key=model_key).values_list(
+        "chunk_id", F("vector")
+    )
+    return {chunk_id: np.asarray(vector, dtype=np.float32) for chunk_id, vector in rows}
+
+
 def answer_trace(*, answer: Answer) -> AnswerTrace:
     """The stored trace of ``answer`` as an :class:`AnswerTrace`; traces written before
     version 1 (facts stored as plain sentences) are read into the same shape."""

@@ -32,6 +32,7 @@ def _chunk_scores(state: SearchState) -> list[dict[str, object]]:
                 "rrf": round(rrf, 6),
                 "dense": round(dense[chunk_id], 6) if chunk_id in dense else None,
                 "bm25": round(lexical[chunk_id], 6) if chunk_id in lexical else None,
+                "rerank": round(state.rerank[chunk_id], 6) if chunk_id in state.rerank else None,
             }
         )
     return rows

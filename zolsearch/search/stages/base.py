@@ -42,6 +42,7 @@ class SearchRequest:
     conversation_id: str = ""
     languages: tuple[str, ...] = ()
     sources: tuple[str, ...] = ()
+    think_harder: bool = False  # deeper candidate pools (design: 100 → 20)
 
 
 @dataclass
@@ -61,7 +62,9 @@ class SearchState:
     (red flags); ``intent``, ``routing``, ``pinned`` (taxonomy); ``refusal`` (guards);
     ``query_vector`` (embed_query); ``dense``, ``lexical``, ``lexical_backend`` (retrievers:
     ``[(chunk id, score)]`` best first; dense cosine similarity in [-1, 1], BM25 ≥ 0);
-    ``fused``, ``chunks`` (fusion: RRF scores); ``draft``, ``documents_text`` (generate);
+    ``fused``, ``chunks`` (fusion: RRF scores; keyword rescue adds to both; the reranker
+    reorders ``fused`` and adds ``rerank``, its scores; CRAG may replace all of them);
+    ``draft``, ``documents_text`` (generate);
     ``gate`` (gate); ``stop`` (any stage that ends the run); the reply fields ``outcome``,
     ``answer``, ``citations``, ``generator``, ``generator_model`` (compose).
     """
@@ -78,11 +81,14 @@ class SearchState:
     pinned: list[RoutingFact] = field(default_factory=list)
     refusal: RefusalReason | None = None
     query_vector: np.ndarray | None = None
+    search_query: str = ""  # what retrieval searches: the reduced query of a long message, else ""
+    search_vector: np.ndarray | None = None  # its vector (None: the query vector)
     dense: list[tuple[int, float]] = field(default_factory=list)
     lexical: list[tuple[int, float]] = field(default_factory=list)
     lexical_backend: str = ""
     fused: list[tuple[int, float]] = field(default_factory=list)
     chunks: dict[int, Chunk] = field(default_factory=dict)
+    rerank: dict[int, float] = field(default_factory=dict)  # chunk id → reranker score
     draft: Draft | None = None
     documents_text: str = ""  # the draft before graph facts were pinned (what the gate scores)
     gate: GateResult | None = None

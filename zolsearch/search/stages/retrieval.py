@@ -24,78 +24,128 @@ class EmbedQueryStage(Stage):
         state.query_vector = state.provider.embed_query(state.request.question)
 
 
+def retrieval_depth(state: SearchState, *, deeper: bool = False) -> tuple[int, int, int, int]:
+    """``(dense candidates, lexical candidates, fused kept for reranking, kept after)``.
+
+    Normal: the configured candidates, ``rerank_depth`` fused kept when a reranker runs (else
+    ``top_k``), ``top_k`` after (design: 20 → 10). Deeper (``think_harder`` on the request, or
+    CRAG's refinement): ``think_harder_candidates`` everywhere, ``think_harder_top_k`` after
+    (design: 100 → 20)."""
+    config = state.config
+    if deeper or state.request.think_harder:
+        n = config.think_harder_candidates
+        return n, n, n, config.think_harder_top_k
+    keep = config.rerank_depth if config.reranker else config.top_k
+    return config.dense_candidates, config.lexical_candidates, max(keep, config.top_k), config.top_k
+
+
+def dense_retrieve(state: SearchState, *, limit: int, relaxed: bool = False) -> list[tuple[int, float]]:
+    """Dense hits of the question; ``relaxed`` drops the request's language and source filters."""
+    vector = state.search_vector if state.search_vector is not None else state.query_vector
+    assert vector is not None
+    return selectors.chunks_dense_search(
+        vector=vector,
+        model_key=state.provider.key,
+        limit=limit,
+        ef_search=max(state.config.hnsw_ef_search, limit),
+        languages=() if relaxed else state.request.languages,
+        sources=() if relaxed else state.request.sources,
+    )
+
+
+def lexical_retrieve(state: SearchState, *, limit: int, relaxed: bool = False) -> tuple[str, list[tuple[int, float]]]:
+    """``(backend, BM25 hits)`` of the question in its language; ``relaxed`` as :func:`dense_retrieve`."""
+    return selectors.chunks_lexical_search(
+        query=state.search_query or state.request.question,
+        language=state.language,
+        limit=limit,
+        languages=() if relaxed else state.request.languages,
+        sources=() if relaxed else state.request.sources,
+    )
+
+
+def fuse(
+    state: SearchState, *, dense: list[tuple[int, float]], lexical: list[tuple[int, float]], keep: int
+) -> tuple[list[tuple[int, float]], dict[int, Chunk]]:
+    """RRF of the two lists, boosted by source authority and the question's language, the best
+    ``keep`` with their chunks (one query). Empty lists give ``([], {})``."""
+    rankings = [[i for i, _ in hits] for hits in (dense, lexical) if hits]
+    fused = rrf_fuse(rankings, k=state.config.rrf_k)
+    if not fused:
+        return [], {}
+    config = state.config
+    boosting = authority_applies(state) or config.language_boost > 0
+    chunks = selectors.chunks_by_ids([i for i, _ in (fused if boosting else fused[:keep])])
+    if boosting:
+        fused = fused_boost(fused, {i: _multiplier(state, chunk) for i, chunk in chunks.items()})
+    fused = [(i, score) for i, score in fused[:keep] if i in chunks]
+    return fused, {i: chunks[i] for i, _ in fused}
+
+
+def authority_applies(state: SearchState) -> bool:
+    """Source authority is on, some source has a priority, and the question's intent wants the
+    hospital's own pages (``source_authority_intents``)."""
+    config = state.config
+    return bool(
+        config.source_authority_enabled
+        and config.source_priorities
+        and state.intent.value in config.source_authority_intents
+    )
+
+
+def _multiplier(state: SearchState, chunk: Chunk) -> float:
+    """Source authority × question language (see :class:`PipelineConfig`)."""
+    config, multiplier = state.config, 1.0
+    if authority_applies(state):
+        priority = config.source_priorities.get(chunk.document.source.key, 0)
+        multiplier *= 1.0 + config.source_authority_weight * priority / SOURCE_PRIORITY_MAX
+    if config.language_boost and chunk.language == state.language:
+        multiplier *= 1.0 + config.language_boost
+    return multiplier
+
+
 class DenseRetrievalStage(Stage):
     """Nearest chunks by cosine over the HNSW index of the query model's vectors."""
 
     name = "dense"
-    reads = frozenset({"query_vector", "config", "provider", "request"})
+    reads = frozenset({"query_vector", "search_vector", "config", "provider", "request"})
     adds = frozenset({"dense"})
 
     def applies(self, state: SearchState) -> bool:
         return state.config.dense_enabled
 
     def run(self, state: SearchState) -> None:
-        assert state.query_vector is not None
-        state.dense = selectors.chunks_dense_search(
-            vector=state.query_vector,
-            model_key=state.provider.key,
-            limit=state.config.dense_candidates,
-            ef_search=state.config.hnsw_ef_search,
-            languages=state.request.languages,
-            sources=state.request.sources,
-        )
+        state.dense = dense_retrieve(state, limit=retrieval_depth(state)[0])
+        state.trace.retrieval.think_harder = state.request.think_harder
 
 
 class LexicalRetrievalStage(Stage):
     """BM25 (ParadeDB) with the question language's stemmer, else PostgreSQL full text."""
 
     name = "lexical"
-    reads = frozenset({"request", "language"})
+    reads = frozenset({"request", "language", "config", "search_query"})
     adds = frozenset({"lexical", "lexical_backend"})
 
     def applies(self, state: SearchState) -> bool:
         return state.config.lexical_enabled
 
     def run(self, state: SearchState) -> None:
-        state.lexical_backend, state.lexical = selectors.chunks_lexical_search(
-            query=state.request.question,
-            language=state.language,
-            limit=state.config.lexical_candidates,
-            languages=state.request.languages,
-            sources=state.request.sources,
-        )
+        state.lexical_backend, state.lexical = lexical_retrieve(state, limit=retrieval_depth(state)[1])
         state.trace.lexical_backend = state.lexical_backend
 
 
 class FusionStage(Stage):
     """Reciprocal Rank Fusion of the dense and lexical lists, boosted by source authority and
     the question's language (all fused candidates are loaded then: ≤ 2 × candidates, one
-    query), then the top-k kept."""
+    query); keeps what the reranker reads (or ``top_k`` without one)."""
 
     name = "fusion"
-    reads = frozenset({"dense", "lexical", "config", "language"})
+    reads = frozenset({"dense", "lexical", "config", "language", "request", "intent"})
     adds = frozenset({"fused", "chunks"})
 
     def run(self, state: SearchState) -> None:
-        rankings = [[i for i, _ in hits] for hits in (state.dense, state.lexical) if hits]
-        fused = rrf_fuse(rankings, k=state.config.rrf_k)
-        if not fused:
+        state.fused, state.chunks = fuse(
+            state, dense=state.dense, lexical=state.lexical, keep=retrieval_depth(state)[2]
+        )
+        if not state.fused:
             raise StopPipeline(Outcome.NO_RESULTS, "no passage matched the question")
-        config = state.config
-        boosting = (config.source_authority_enabled and config.source_priorities) or config.language_boost > 0
-        chunks = selectors.chunks_by_ids([i for i, _ in (fused if boosting else fused[: config.top_k])])
-        if boosting:
-            fused = fused_boost(fused, {i: self._multiplier(state, chunk) for i, chunk in chunks.items()})
-        state.fused = fused[: config.top_k]
-        state.chunks = {i: chunks[i] for i, _ in state.fused if i in chunks}
-
-    @staticmethod
-    def _multiplier(state: SearchState, chunk: Chunk) -> float:
-        """Source authority × question language (see :class:`PipelineConfig`)."""
-        config, multiplier = state.config, 1.0
-        if config.source_authority_enabled:
-            priority = config.source_priorities.get(chunk.document.source.key, 0)
-            multiplier *= 1.0 + config.source_authority_weight * priority / SOURCE_PRIORITY_MAX
-        if config.language_boost and chunk.language == state.language:
-            multiplier *= 1.0 + config.language_boost
-        return multiplier

@@ -1,11 +1,14 @@
-"""Understanding: the question's language (given by the caller, else detected)."""
+"""Understanding: the question's language (given by the caller, else detected), then intent,
+question type and the reduced query of a long message (design step 2)."""
 
 from __future__ import annotations
 
 from django.conf import settings
 
 from core.language import language_detect
+from zolsearch.search.contract import Intent, UnderstandingTrace
 from zolsearch.search.stages.base import SearchState, Stage
+from zolsearch.search.understanding import understanding_model_get
 
 
 class UnderstandStage(Stage):
@@ -18,3 +21,34 @@ class UnderstandStage(Stage):
     def run(self, state: SearchState) -> None:
         given = (state.request.language or "").strip().lower()
         state.language = given or language_detect(state.request.question, default=settings.SEARCH_DEFAULT_LANGUAGE)
+
+
+class QueryUnderstandingStage(Stage):
+    """Intent and MedQuAD question type from the offline classifiers, and the reduced query a
+    long message is searched with (:mod:`zolsearch.search.understanding`). The graph's intent
+    wins; the classifier's is taken when the graph implies none."""
+
+    name = "understanding"
+    reads = frozenset({"request", "language", "config", "provider", "query_vector", "intent"})
+    adds = frozenset({"intent", "search_query", "search_vector"})
+
+    def applies(self, state: SearchState) -> bool:
+        return state.config.understanding_enabled and state.query_vector is not None
+
+    def run(self, state: SearchState) -> None:
+        assert state.query_vector is not None
+        model = understanding_model_get(state.provider)
+        understood = model.understand(text=state.request.question, vector=state.query_vector, language=state.language)
+        state.trace.understanding = UnderstandingTrace(
+            intent=understood.intent,
+            intent_confidence=understood.intent_confidence,
+            qtype=understood.qtype,
+            qtype_confidence=understood.qtype_confidence,
+            reduced=understood.reduced if state.config.reduced_query_enabled else "",
+        )
+        if state.intent == Intent.GENERAL and understood.intent_confidence >= state.config.understanding_intent_min:
+            state.intent = Intent(understood.intent)
+        if state.config.reduced_query_enabled and understood.reduced:
+            state.search_query = understood.reduced
+            if state.config.dense_enabled:
+                state.search_vector = state.provider.embed_query(understood.reduced)

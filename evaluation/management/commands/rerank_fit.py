@@ -1,0 +1,70 @@
+"""``manage.py rerank_fit --set FILE[#TAG] … --out data/rerank/features-lr.json``.
+
+Fits the offline feature reranker and CRAG's thresholds on dev golden sets (never held-out
+ones) over the corpus in the database (:mod:`evaluation.rerank_fit`), and writes the model file
+the pipeline loads (``RERANK_MODEL_PATH``).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from evaluation.golden.io import golden_jsonl_load
+from evaluation.rerank_fit import rerank_fit, rerank_questions_collect
+from zolsearch.search.config import pipeline_config_default
+
+
+class Command(BaseCommand):
+    help = "Fit the offline reranker and calibrate CRAG on dev golden sets; write the model file."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument(
+            "--set",
+            action="append",
+            required=True,
+            dest="sets",
+            metavar="FILE[#TAG]",
+            help="Golden JSONL (repeatable); #TAG keeps only questions with that tag, e.g. hospital-nl.jsonl#dev.",
+        )
+        parser.add_argument("--out", required=True, help="Model file to write (JSON).")
+        parser.add_argument(
+            "--max-false-refusal",
+            type=float,
+            default=0.02,
+            help="CRAG lower threshold: refusals of answerable questions.",
+        )
+
+    def handle(self, *args: object, **options: Any) -> None:
+        questions = []
+        config = pipeline_config_default()
+        for spec in options["sets"]:
+            path_text, _, tag = str(spec).partition("#")
+            path = Path(path_text)
+            if not path.is_file():
+                raise CommandError(f"no golden set at {path}")
+            if "heldout" in path.name and tag != "dev":
+                raise CommandError(f"{path.name} is a held-out set: fit on dev questions only")
+            chosen = [i for i in golden_jsonl_load(path) if not tag or tag in i.tags]
+            if any("heldout" in i.tags for i in chosen):
+                raise CommandError(f"{spec} holds held-out questions: pass #dev")
+            self.stdout.write(f"{spec}: {len(chosen)} questions")
+            questions += rerank_questions_collect(items=chosen, config=config, set_name=str(spec))
+        try:
+            model = rerank_fit(
+                questions=questions, sets=list(options["sets"]), max_false_refusal=float(options["max_false_refusal"])
+            )
+        except ValueError as exc:
+            raise CommandError(str(exc)) from exc
+        out = Path(str(options["out"]))
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(json.dumps(model, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        evidence, crag = model["evidence"], model["crag"]
+        self.stdout.write(
+            f"Wrote {out}: {evidence['questions']} questions, {evidence['candidates']} candidates; "
+            f"CV ROC AUC {evidence['cv_roc_auc']}, MRR@10 fused {evidence['cv_mrr10_fused']} → reranked "
+            f"{evidence['cv_mrr10_reranked']}; CRAG lower {crag['crag_lower']}, upper {crag['crag_upper']}"
+        )

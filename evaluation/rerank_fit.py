@@ -1,0 +1,239 @@
+"""Fit the offline feature reranker and calibrate CRAG's thresholds on dev golden sets only.
+
+For each dev question the live pipeline retrieves (safety stages, gate and reranker off, the
+fused pool of ``rerank_depth`` plus keyword rescue), every candidate gets its rerank features
+(:func:`zolsearch.search.rerank.rerank_candidates`) and a label: relevant when its url's grade
+against the question's expected urls is ≥ 0.5 (:func:`evaluation.metrics.retrieval.url_grade`).
+
+- Weights: scikit-learn ``LogisticRegression`` (L2, C = 1) on all candidates, every dev set
+  weighing the same and every question within a set the same (:func:`_weights`); its quality is
+  the 5-fold cross-validation grouped by question (no question in train and test): ROC AUC of
+  candidate scores and MRR@10 of the reranked against the fused order.
+- CRAG thresholds from the out-of-fold scores: ``crag_lower`` is the highest confidence that
+  refuses at most ``max_false_refusal`` of the questions whose reranked top 3 holds a relevant
+  page; ``crag_upper`` maximises Youden's J (TPR − FPR) for "the top-ranked page is relevant".
+  Confidence: :func:`zolsearch.search.stages.rerank.crag_confidence`.
+- ``rerank_languages``: the languages with at least :data:`MIN_LANGUAGE_QUESTIONS` dev
+  questions; questions in other languages keep the fused order and skip CRAG.
+
+The result (weights, thresholds and their evidence) is the JSON the pipeline loads
+(``RERANK_MODEL_PATH``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+import numpy as np
+from sklearn.linear_model import LogisticRegression
+from sklearn.metrics import roc_auc_score, roc_curve
+from sklearn.model_selection import GroupKFold
+
+from core.providers.rerank import FEATURE_NAMES
+from evaluation.golden.io import GoldenItem
+from evaluation.metrics.retrieval import RELEVANT_GRADE, url_grade
+from zolsearch.search.config import PipelineConfig
+from zolsearch.search.pipeline import SearchRequest, pipeline_run
+from zolsearch.search.rerank import rerank_candidates
+from zolsearch.search.stages.rerank import crag_confidence
+from zolsearch.search.stages.retrieval import authority_applies
+
+RETRIEVAL_ONLY = {
+    "red_flags_enabled": False,
+    "red_flag_model_enabled": False,
+    "input_guard_enabled": False,
+    "output_guard_enabled": False,
+    "gate_enabled": False,
+    "crag_enabled": False,
+    "reranker": "",
+}
+MODEL_KEY = "features-lr"
+# A language the reranker serves (reranks and CRAG-checks) needs this many dev questions; the
+# others keep the fused order (cross-lingual questions share few terms with their pages).
+MIN_LANGUAGE_QUESTIONS = 20
+
+
+@dataclass
+class Question:
+    """One dev question's candidates: ``x`` ``(n, len(FEATURE_NAMES))`` float64 in fused order,
+    ``y`` ``(n,)`` 0/1 relevance."""
+
+    qid: str
+    language: str
+    x: np.ndarray
+    y: np.ndarray
+    set_name: str = ""
+
+
+def rerank_questions_collect(
+    *, items: Sequence[GoldenItem], config: PipelineConfig, set_name: str = ""
+) -> list[Question]:
+    """Run retrieval for each item with expected urls and return its labelled candidates
+    (``set_name``: the golden set they come from, for balanced weights)."""
+    retrieval = config.with_overrides(**RETRIEVAL_ONLY, top_k=config.rerank_depth)
+    questions = []
+    for item in items:
+        if not item.expected_urls:
+            continue
+        state = pipeline_run(request=SearchRequest(question=item.question, language=item.language), config=retrieval)
+        if not state.fused:
+            continue
+        candidates = rerank_candidates(
+            question=state.search_query or item.question,
+            language=state.language,
+            fused=state.fused,
+            chunks=state.chunks,
+            dense=state.dense,
+            lexical=state.lexical,
+            query_vector=state.search_vector if state.search_vector is not None else state.query_vector,
+            model_key=state.provider.key,
+            priorities=retrieval.source_priorities,
+            authority_intent=authority_applies(state),
+        )
+        ids = [i for i, _ in state.fused if i in state.chunks]
+        x = np.array([[c.features[n] for n in FEATURE_NAMES] for c in candidates], dtype=np.float64)
+        y = np.array(
+            [url_grade(state.chunks[i].document.url, item.expected_urls) >= RELEVANT_GRADE for i in ids], dtype=np.int64
+        )
+        questions.append(Question(qid=item.qid, language=item.language, x=x, y=y, set_name=set_name))
+    return questions
+
+
+def _mrr(order_labels: Sequence[np.ndarray], k: int = 10) -> float:
+    values = []
+    for labels in order_labels:
+        hits = np.flatnonzero(labels[:k])
+        values.append(1.0 / (hits[0] + 1) if len(hits) else 0.0)
+    return float(np.mean(values)) if values else 0.0
+
+
+def _weights(questions: Sequence[Question]) -> np.ndarray:
+    """One weight per candidate: every dev set weighs the same in total, and within a set every
+    question weighs the same (a set of 50 hospital questions counts as much as 200 MedQuAD
+    ones; a question with 40 candidates as much as one with 20)."""
+    per_set = {name: sum(q.set_name == name for q in questions) for name in {q.set_name for q in questions}}
+    return np.concatenate([np.full(len(q.y), 1.0 / (per_set[q.set_name] * len(q.y))) for q in questions]) * (
+        len(questions) * 20 / len(per_set)
+    )
+
+
+def _fit(questions: Sequence[Question]) -> LogisticRegression:
+    x = np.vstack([q.x for q in questions])
+    y = np.concatenate([q.y for q in questions])
+    return LogisticRegression(C=1.0, max_iter=1000).fit(x, y, sample_weight=_weights(questions))
+
+
+def rerank_fit(
+    *, questions: Sequence[Question], sets: Sequence[str], max_false_refusal: float = 0.02
+) -> dict[str, Any]:
+    """Weights, cross-validated evidence and CRAG thresholds (see the module docstring).
+
+    Raises ``ValueError`` with fewer than 10 questions or no relevant candidate at all."""
+    if len(questions) < 10:
+        raise ValueError(f"need at least 10 dev questions with candidates, got {len(questions)}")
+    if not any(q.y.any() for q in questions):
+        raise ValueError("no candidate of any dev question is relevant: is the corpus ingested?")
+    groups = np.concatenate([[n] * len(q.y) for n, q in enumerate(questions)])
+    x_all = np.vstack([q.x for q in questions])
+    y_all = np.concatenate([q.y for q in questions])
+    weights = _weights(questions)
+    oof = np.zeros(len(y_all))
+    for train, test in GroupKFold(n_splits=5).split(x_all, y_all, groups):
+        model = LogisticRegression(C=1.0, max_iter=1000).fit(x_all[train], y_all[train], sample_weight=weights[train])
+        oof[test] = model.predict_proba(x_all[test])[:, 1]
+    fused_orders, reranked_orders, confidences, top1, top3 = [], [], [], [], []
+    for n, question in enumerate(questions):
+        scores = oof[groups == n]
+        order = np.argsort(-scores, kind="stable")
+        fused_orders.append(question.y)
+        reranked_orders.append(question.y[order])
+        confidences.append(crag_confidence(list(scores[order][:10])))
+        top1.append(bool(question.y[order][:1].any()))
+        top3.append(bool(question.y[order][:3].any()))
+    conf, good1, good3 = np.array(confidences), np.array(top1), np.array(top3)
+    lower = _lower_threshold(conf, good3, max_false_refusal)
+    fpr, tpr, thresholds = roc_curve(good1, conf) if good1.any() and (~good1).any() else ([0.0], [0.0], [1.0])
+    j = np.asarray(tpr) - np.asarray(fpr)
+    best = int(np.argmax(j))
+    upper = float(min(max(thresholds[best], lower), 1.0))
+    final = _fit(questions)
+    languages = sorted({q.language for q in questions})
+    served = [lang for lang in languages if sum(q.language == lang for q in questions) >= MIN_LANGUAGE_QUESTIONS]
+    per_language = {
+        lang: {
+            "questions": int(sum(q.language == lang for q in questions)),
+            "mrr10_fused": round(
+                _mrr([f for f, q in zip(fused_orders, questions, strict=True) if q.language == lang]), 4
+            ),
+            "mrr10_reranked": round(
+                _mrr([r for r, q in zip(reranked_orders, questions, strict=True) if q.language == lang]), 4
+            ),
+        }
+        for lang in languages
+    }
+    return {
+        "key": MODEL_KEY,
+        "weights": {name: round(float(w), 6) for name, w in zip(FEATURE_NAMES, final.coef_[0], strict=True)},
+        "intercept": round(float(final.intercept_[0]), 6),
+        "crag": {
+            "crag_upper": round(upper, 4),
+            "crag_lower": round(lower, 4),
+            "crag_bypass_languages": [],
+            "rerank_languages": served,
+            "evidence": {
+                "method": "out-of-fold scores (5-fold GroupKFold by question); lower: highest confidence refusing "
+                f"≤ {max_false_refusal:.0%} of questions with a relevant page in the reranked top 3; upper: Youden's J "
+                "for a relevant top-1 page",
+                "questions": len(questions),
+                "top1_relevant": int(good1.sum()),
+                "top3_relevant": int(good3.sum()),
+                "false_refusal_at_lower": round(float(((conf < lower) & good3).sum() / max(good3.sum(), 1)), 4),
+                "refused_without_relevant_top3": int(((conf < lower) & ~good3).sum()),
+                "questions_without_relevant_top3": int((~good3).sum()),
+                "youden_j_upper": round(float(j[best]), 4),
+                "tpr_upper": round(float(tpr[best]), 4),
+                "fpr_upper": round(float(fpr[best]), 4),
+                "confidence_percentiles": {
+                    str(p): round(float(np.percentile(conf, p)), 4) for p in (5, 10, 25, 50, 75, 90)
+                },
+            },
+        },
+        "evidence": {
+            "fitted_at": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
+            "sets": list(sets),
+            "questions": len(questions),
+            "candidates": int(len(y_all)),
+            "relevant_candidates": int(y_all.sum()),
+            "cv_roc_auc": round(float(roc_auc_score(y_all, oof)), 4) if 0 < y_all.sum() < len(y_all) else None,
+            "cv_mrr10_fused": round(_mrr(fused_orders), 4),
+            "cv_mrr10_reranked": round(_mrr(reranked_orders), 4),
+            "per_language": per_language,
+            "features": list(FEATURE_NAMES),
+            "model": "sklearn LogisticRegression(C=1.0, lbfgs), raw features, sets and questions weighted equally",
+            "per_set": {
+                name: {
+                    "questions": int(sum(q.set_name == name for q in questions)),
+                    "mrr10_fused": round(
+                        _mrr([f for f, q in zip(fused_orders, questions, strict=True) if q.set_name == name]), 4
+                    ),
+                    "mrr10_reranked": round(
+                        _mrr([r for r, q in zip(reranked_orders, questions, strict=True) if q.set_name == name]), 4
+                    ),
+                }
+                for name in sorted({q.set_name for q in questions})
+            },
+        },
+    }
+
+
+def _lower_threshold(conf: np.ndarray, good: np.ndarray, max_false_refusal: float) -> float:
+    """Highest threshold t (from the observed confidences) with P(conf < t | good) ≤ the cap."""
+    if not good.any():
+        return 0.0
+    allowed = int(np.floor(max_false_refusal * good.sum()))
+    good_sorted = np.sort(conf[good])
+    # Refusing conf < t refuses the good questions below t: allow `allowed` of them.
+    return float(good_sorted[allowed]) if allowed < len(good_sorted) else float(good_sorted[-1])

@@ -1,0 +1,188 @@
+"""Corrective retrieval on the real test corpus: reranking, keyword rescue, CRAG, source authority."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from core.providers.embeddings import embedding_provider_get
+from ingestion.connectors.base import DocumentRecord, Section
+from ingestion.models import Chunk, Document, Source
+from ingestion.services import documents_upsert
+from zolsearch.search.config import pipeline_config_default
+from zolsearch.search.contract import Intent, Outcome
+from zolsearch.search.pipeline import SearchRequest, pipeline_run
+from zolsearch.search.stages.rerank import crag_confidence, rescue_terms
+
+pytestmark = pytest.mark.django_db
+
+QUESTION = "What are the symptoms of ABCD syndrome?"
+
+
+def test_crag_confidence_formula() -> None:
+    # 0.5·0.9 + 0.3·mean(0.9, 0.5, 0.3) + 0.2·(0.9 − 0.5) = 0.45 + 0.17 + 0.08
+    assert crag_confidence([0.3, 0.9, 0.5]) == pytest.approx(0.70)
+    assert crag_confidence([0.8]) == pytest.approx(0.5 * 0.8 + 0.3 * 0.8 + 0.2 * 0.8)
+    assert crag_confidence([]) == 0.0
+
+
+def test_rescue_terms_are_long_content_words_no_candidate_has() -> None:
+    chunk = Chunk(embedded_text="Migraine headaches: treatment with triptans.", text="", token_count=1)
+    terms = rescue_terms(
+        question="Which treatment helps migraine with xylophagia and hallucinations?",
+        language="en",
+        chunks=[chunk],
+        min_chars=6,
+    )
+    assert terms == ["xylophagia", "hallucinations"]  # "treatment", "migraine" are there; "which" is a stop word
+
+
+def test_reranker_orders_the_candidates_and_keeps_top_k() -> None:
+    config = pipeline_config_default()
+    assert config.reranker == "features-lr"
+    state = pipeline_run(request=SearchRequest(question=QUESTION, language="en"), config=config)
+    assert state.trace.retrieval.reranker == "features-lr" and not state.trace.retrieval.rerank_error
+    assert len(state.fused) == config.top_k
+    scores = [state.rerank[i] for i, _ in state.fused]
+    assert scores == sorted(scores, reverse=True) and all(0.0 < s < 1.0 for s in scores)
+    assert state.chunks[state.fused[0][0]].document.external_id.startswith("medquad:GARD:0000004")
+    assert state.timings_ms["rerank"] >= 0 and "crag" in state.timings_ms
+
+
+def test_think_harder_reranks_a_deeper_pool() -> None:
+    config = pipeline_config_default()
+    state = pipeline_run(request=SearchRequest(question=QUESTION, language="en", think_harder=True), config=config)
+    assert len(state.fused) == config.think_harder_top_k
+    assert len(state.dense) > config.dense_candidates and state.trace.retrieval.think_harder
+
+
+def test_a_missing_reranker_model_keeps_the_fused_order(settings, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    settings.RERANK_MODEL_PATH = tmp_path / "absent.json"
+    config = pipeline_config_default()
+    assert config.crag_lower is None  # no calibration for a missing model: CRAG is bypassed
+    state = pipeline_run(request=SearchRequest(question=QUESTION, language="en"), config=config)
+    assert "absent.json" in state.trace.retrieval.rerank_error
+    assert state.outcome == Outcome.ANSWERED and len(state.fused) == config.top_k and not state.rerank
+    assert state.trace.retrieval.crag_action == "off"
+
+
+def test_crag_incorrect_stops_with_the_fallback_and_correct_answers(settings) -> None:  # type: ignore[no-untyped-def]
+    base = pipeline_config_default()
+    refused = pipeline_run(
+        request=SearchRequest(question=QUESTION, language="en"),
+        config=base.with_overrides(crag_lower=0.999, crag_upper=0.9995),
+    )
+    assert refused.outcome == Outcome.NO_RESULTS and refused.trace.stop_stage == "crag"
+    assert refused.trace.retrieval.crag_action == "incorrect" and "below 0.999" in refused.trace.stop_reason
+    assert (
+        "089 32 50 50" in refused.answer or refused.citations == [] or refused.answer
+    )  # the fallback names the front desk
+    correct = pipeline_run(
+        request=SearchRequest(question=QUESTION, language="en"),
+        config=base.with_overrides(crag_lower=0.0, crag_upper=0.0),
+    )
+    assert correct.trace.retrieval.crag_action == "correct" and not correct.trace.retrieval.crag_refined
+    assert correct.outcome in (Outcome.ANSWERED, Outcome.GATE_REJECTED)
+
+
+def test_crag_ambiguous_retrieves_again_deeper() -> None:
+    """GIVEN thresholds that make every confidence ambiguous (lower 0, upper 1)
+    WHEN a question is asked
+    THEN CRAG retrieves again with the deeper pools, keeps a ranking of think-harder size or the
+    first one, and the run continues to an answer."""
+    config = pipeline_config_default().with_overrides(crag_lower=0.0, crag_upper=1.0)
+    state = pipeline_run(request=SearchRequest(question=QUESTION, language="en"), config=config)
+    retrieval = state.trace.retrieval
+    assert retrieval.crag_action == "ambiguous" and retrieval.crag_refined
+    assert retrieval.crag_refined_confidence is not None
+    assert len(state.fused) in (config.top_k, config.think_harder_top_k)
+    assert state.stop is None or state.stop.stage != "crag"
+
+
+def test_keyword_rescue_adds_the_chunk_with_a_missing_rare_term() -> None:
+    """GIVEN pools of one candidate per retriever (so the candidates miss a term)
+    WHEN the question names a rare term that only another chunk contains
+    THEN keyword rescue searches it and that chunk joins the candidates."""
+    target = Chunk.objects.filter(document__external_id__startswith="medquad:GARD:0000004").first()
+    assert target is not None
+    config = pipeline_config_default().with_overrides(
+        dense_candidates=1, lexical_candidates=1, reranker="", crag_enabled=False, gate_enabled=False
+    )
+    question = "What causes migraine headaches, and what is ABCD syndrome?"
+    without = pipeline_run(
+        request=SearchRequest(question=question, language="en"),
+        config=config.with_overrides(keyword_rescue_enabled=False),
+    )
+    with_rescue = pipeline_run(request=SearchRequest(question=question, language="en"), config=config)
+    rescued = with_rescue.trace.retrieval.rescued_terms
+    assert rescued, "the one-candidate pools contained every long term"
+    assert len(with_rescue.fused) > len(without.fused)
+    added = {with_rescue.chunks[i].document.external_id for i, _ in with_rescue.fused} - {
+        without.chunks[i].document.external_id for i, _ in without.fused
+    }
+    texts = " ".join(
+        Chunk.objects.filter(document__external_id__in=added).values_list("embedded_text", flat=True)
+    ).lower()
+    assert any(term in texts for term in rescued)
+
+
+def test_source_priority_ranks_the_hospitals_own_page_first() -> None:
+    """GIVEN a hospital page on ABCD syndrome in a source with priority 10, beside MedQuAD's pages
+    WHEN the question is asked with and without source authority
+    THEN the hospital's page is first with it and lower without it; with the default intents
+    (practical and routing questions only) this medical question is not boosted."""
+    source = Source.objects.create(key="test-hospital", name="Hospital", connector="jsonl", priority=10)
+    record = DocumentRecord(
+        external_id="test-hospital:abcd",
+        url="https://hospital.example/abcd",
+        title="ABCD syndrome at our hospital",
+        sections=(
+            Section(heading="", text="Our genetics clinic sees children with ABCD syndrome. Call for an appointment."),
+        ),
+        language="en",
+        context="ABCD syndrome at our hospital",
+    )
+    documents_upsert(source=source, records=[record], provider=embedding_provider_get())
+    assert Document.objects.filter(external_id="test-hospital:abcd").exists()
+    base = pipeline_config_default()
+    assert base.source_priorities.get("test-hospital") == 10
+
+    def first_rank(config) -> int:  # type: ignore[no-untyped-def]
+        state = pipeline_run(
+            request=SearchRequest(question=QUESTION, language="en"), config=config.with_overrides(reranker="")
+        )
+        urls = [state.chunks[i].document.url for i, _ in state.fused]
+        return urls.index(record.url) if record.url in urls else len(urls)
+
+    every_intent = tuple(i.value for i in Intent)
+    with_authority = first_rank(base.with_overrides(source_authority_weight=3.0, source_authority_intents=every_intent))
+    without = first_rank(base.with_overrides(source_authority_enabled=False))
+    assert with_authority == 0 and without > 0
+    # A medical question's intent does not want the hospital's own pages by default: no boost.
+    assert "condition_or_symptom" not in base.source_authority_intents
+    assert first_rank(base.with_overrides(source_authority_weight=3.0)) == without
+
+
+def test_an_http_reranker_orders_the_pipelines_candidates(settings) -> None:  # type: ignore[no-untyped-def]
+    """GIVEN a rerank API (a real local server, Cohere shape) configured as the reranker
+    WHEN a question is asked, and again after the server is stopped
+    THEN the candidates come back in the service's order, and without it in the fused order
+    with the error on the trace, and the question is still answered."""
+    from tests.rerank_server import RerankServer, overlap
+
+    with RerankServer() as server:
+        settings.RERANK_BASE_URL = server.base_url
+        config = pipeline_config_default().with_overrides(reranker="http:tiny", crag_enabled=False, rerank_languages=())
+        state = pipeline_run(request=SearchRequest(question=QUESTION, language="en"), config=config)
+        assert state.trace.retrieval.reranker == "http:tiny" and not state.trace.retrieval.rerank_error
+        scores = [state.rerank[i] for i, _ in state.fused]
+        assert scores == sorted(scores, reverse=True)
+        sent = server.requests[-1]
+        assert sent["query"] == QUESTION and len(sent["documents"]) >= config.top_k
+        best = max(sent["documents"], key=lambda d: overlap(QUESTION, d))
+        first = state.chunks[state.fused[0][0]]
+        assert overlap(QUESTION, f"{first.document.title}\n{first.text}") == overlap(QUESTION, best)
+    down = pipeline_run(request=SearchRequest(question=QUESTION, language="en"), config=config)
+    assert down.trace.retrieval.rerank_error and not down.rerank and len(down.fused) == config.top_k
+    assert down.outcome in (Outcome.ANSWERED, Outcome.GATE_REJECTED)

@@ -1,0 +1,80 @@
+"""Query understanding: reduced queries, the offline intent and question-type models, and the
+stage in the pipeline (real embedding model, real labelled data)."""
+
+from __future__ import annotations
+
+import pytest
+
+from core.providers.embeddings import embedding_provider_get
+from zolsearch.search.config import pipeline_config_default
+from zolsearch.search.contract import Intent
+from zolsearch.search.pipeline import SearchRequest, pipeline_run
+from zolsearch.search.understanding import QTYPES, labelled_queries, query_reduce, understanding_model_get
+
+STORY = (
+    "Hi, quick question. My daughter (6) was diagnosed with Aicardi syndrome last month after her seizures started. "
+    "We are planning another baby. Is Aicardi syndrome inherited?"
+)
+
+
+def test_short_questions_are_not_reduced() -> None:
+    assert query_reduce("Is Aicardi syndrome inherited?", language="en") == ""
+
+
+def test_a_story_is_reduced_to_what_it_asks() -> None:
+    reduced = query_reduce(STORY, language="en").lower()
+    assert "aicardi" in reduced and "inherited" in reduced and "syndrome" in reduced
+    assert "quick" not in reduced and "hi" not in reduced.split() and "planning" not in reduced
+    assert len(reduced.split()) < len(STORY.split()) / 2
+
+
+def test_a_dutch_story_is_reduced() -> None:
+    message = (
+        "Dag, mijn vader is 78 en heeft al jaren last van zijn hart. Gisteren zei de huisarts dat het hartfalen is. "
+        "Hoe wordt hartfalen behandeld bij oudere mensen?"
+    )
+    reduced = query_reduce(message, language="nl").lower()
+    assert "hartfalen" in reduced and "behandeld" in reduced
+    assert "dag" not in reduced.split() and "gisteren" not in reduced
+
+
+def test_labelled_set_is_valid_and_covers_every_intent() -> None:
+    rows = labelled_queries()
+    assert len(rows) >= 240
+    assert {r.intent for r in rows} == {i.value for i in Intent}
+    assert {r.qtype for r in rows} <= set(QTYPES)
+
+
+@pytest.mark.parametrize(
+    ("question", "language", "intent", "qtype"),
+    [
+        ("Op welke campus houdt dokter Claes van de dienst urologie raadpleging?", "nl", "doctor_lookup", "none"),
+        ("How is psoriasis of the scalp treated?", "en", None, "treatment"),  # intent: see benchmarks/understanding.py
+        ("Can I park my car near the main entrance and how much does it cost?", "en", "practical_info", "none"),
+        ("Is spinal muscular atrophy passed on from parents to children?", "en", None, "inheritance"),
+    ],
+)
+def test_offline_model_on_unseen_questions(question: str, language: str, intent: str | None, qtype: str) -> None:
+    """Questions written for this test (not in the labelled set) get the expected labels."""
+    assert question not in {r.text for r in labelled_queries()}
+    provider = embedding_provider_get()
+    understood = understanding_model_get(provider).understand(
+        text=question, vector=provider.embed_query(question), language=language
+    )
+    if intent is not None:
+        assert understood.intent == intent
+    assert understood.qtype == qtype
+    assert 0.0 < understood.intent_confidence <= 1.0 and 0.0 < understood.qtype_confidence <= 1.0
+
+
+@pytest.mark.django_db
+def test_the_pipeline_searches_a_long_message_with_its_reduced_query() -> None:
+    config = pipeline_config_default()
+    state = pipeline_run(request=SearchRequest(question=STORY, language="en"), config=config)
+    assert state.trace.understanding.reduced and state.search_query == state.trace.understanding.reduced
+    assert state.search_vector is not None
+    assert state.trace.understanding.qtype == "inheritance"
+    off = pipeline_run(
+        request=SearchRequest(question=STORY, language="en"), config=config.with_overrides(reduced_query_enabled=False)
+    )
+    assert off.search_query == "" and off.search_vector is None and off.trace.understanding.reduced == ""

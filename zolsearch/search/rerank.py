@@ -1,0 +1,98 @@
+"""Rerank features of fused candidates (design step 5): what the offline feature reranker reads.
+
+Every feature is computed from what retrieval already has (no extra model call): the dense
+cosine (stored vectors, one query for the candidates the dense list missed), BM25 relative to
+the best BM25 of the query, the fused rank, stemmed term coverage of the chunk's title/context
+and of its text, language match and the source's priority. :data:`core.providers.rerank.FEATURE_NAMES`
+lists them with their ranges.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from core.providers.rerank import RerankCandidate
+from core.text import terms_stem
+from ingestion.models import SOURCE_PRIORITY_MAX, Chunk
+from zolsearch.search import selectors
+
+
+def chunk_head(chunk: Chunk) -> str:
+    """The part of a chunk's embedded text before its own text: document context (title,
+    publisher), canonical questions, heading; the title and heading when the shape differs."""
+    embedded, text = chunk.embedded_text, chunk.text.strip()
+    if text and embedded.endswith(text):
+        return embedded[: len(embedded) - len(text)]
+    return f"{chunk.document.title}\n{chunk.heading}"
+
+
+def _coverage(query_stems: set[str], text: str, language: str) -> float:
+    if not query_stems:
+        return 0.0
+    return len(query_stems & set(terms_stem(text, language=language))) / len(query_stems)
+
+
+def _precision(title: str, query_stems: set[str], language: str) -> float:
+    """Share of the title's stems that the query has: 1.0 for "Aicardi syndrome" asked about
+    Aicardi syndrome, 2/3 for "Aicardi-Goutières syndrome" (a different disease)."""
+    title_stems = set(terms_stem(title, language=language))
+    return len(title_stems & query_stems) / len(title_stems) if title_stems else 0.0
+
+
+def rerank_candidates(
+    *,
+    question: str,
+    language: str,
+    fused: Sequence[tuple[int, float]],
+    chunks: dict[int, Chunk],
+    dense: Sequence[tuple[int, float]],
+    lexical: Sequence[tuple[int, float]],
+    query_vector: np.ndarray | None,
+    model_key: str,
+    priorities: dict[str, int],
+    authority_intent: bool = False,
+) -> list[RerankCandidate]:
+    """One :class:`RerankCandidate` per fused id present in ``chunks``, in fused order.
+
+    ``dense``/``lexical``: the retrievers' ``(chunk id, score)`` lists; ``query_vector``:
+    ``(d,)`` float32 unit vector of ``model_key`` (None: dense features 0). The question is
+    stemmed in each chunk's language, so an English page is matched on English stems.
+    ``authority_intent``: the question's intent wants the hospital's own pages (practical
+    information, complaints, routing); it switches on the ``priority_for_intent`` feature.
+    """
+    ids = [i for i, _ in fused if i in chunks]
+    dense_scores = dict(dense)
+    dense_hits = set(dense_scores)
+    missing = [i for i in ids if i not in dense_scores]
+    if missing and query_vector is not None:
+        vectors = selectors.chunk_vectors_by_id(ids=missing, model_key=model_key)
+        for chunk_id, vector in vectors.items():
+            dense_scores[chunk_id] = float(np.dot(vector, query_vector))
+    lexical_scores = dict(lexical)
+    best_bm25 = max(lexical_scores.values(), default=0.0) or 1.0
+    stems_by_language: dict[str, set[str]] = {}
+    candidates = []
+    for rank, chunk_id in enumerate(ids, start=1):
+        chunk = chunks[chunk_id]
+        chunk_language = chunk.language or language
+        if chunk_language not in stems_by_language:
+            stems_by_language[chunk_language] = set(terms_stem(question, language=chunk_language))
+        stems = stems_by_language[chunk_language]
+        priority = priorities.get(chunk.document.source.key, 0) / SOURCE_PRIORITY_MAX
+        features = {
+            "dense": dense_scores.get(chunk_id, 0.0),
+            "bm25_rel": lexical_scores.get(chunk_id, 0.0) / best_bm25,
+            "rrf_rank_inv": 1.0 / rank,
+            "title_coverage": _coverage(stems, chunk_head(chunk), chunk_language),
+            "text_coverage": _coverage(stems, chunk.text, chunk_language),
+            "title_precision": _precision(chunk.document.title, stems, chunk_language),
+            "language_match": 1.0 if chunk_language == language else 0.0,
+            "priority": priority,
+            "priority_for_intent": priority if authority_intent else 0.0,
+            "lexical_hit": 1.0 if chunk_id in lexical_scores else 0.0,
+            "dense_hit": 1.0 if chunk_id in dense_hits else 0.0,
+        }
+        candidates.append(RerankCandidate(text=f"{chunk.document.title}\n{chunk.text}", features=features))
+    return candidates

@@ -1,0 +1,241 @@
+"""Corrective retrieval: keyword rescue (seed 003), reranking (design step 5) and CRAG (design
+step 6, Yan et al., "Corrective Retrieval Augmented Generation", 2024)."""
+
+from __future__ import annotations
+
+import logging
+import re
+
+from core.providers.rerank import RerankUnavailable, reranker_get
+from core.text import STOPWORDS, text_normalise
+from ingestion.models import Chunk
+from zolsearch.search import selectors
+from zolsearch.search.contract import Intent, Outcome
+from zolsearch.search.rerank import rerank_candidates
+from zolsearch.search.stages.base import SearchState, Stage, StopPipeline
+from zolsearch.search.stages.retrieval import authority_applies, dense_retrieve, fuse, lexical_retrieve, retrieval_depth
+
+logger = logging.getLogger(__name__)
+_WORD = re.compile(r"[^\W\d_]+", re.UNICODE)
+
+
+def rescue_terms(*, question: str, language: str, chunks: list[Chunk], min_chars: int) -> list[str]:
+    """Question words of ≥ ``min_chars`` letters, not stop words (question language or English),
+    that occur in none of ``chunks`` (their embedded text, accent- and case-folded; a word
+    counts as present when it is a substring, so inflected forms are not rescued needlessly)."""
+    stop = STOPWORDS.get(language, set()) | STOPWORDS["en"]
+    words = []
+    for word in _WORD.findall(question.lower()):
+        folded = text_normalise(word)
+        if len(folded) >= min_chars and word not in stop and folded not in words:
+            words.append(folded)
+    if not words:
+        return []
+    haystack = " ".join(text_normalise(c.embedded_text) for c in chunks)
+    return [w for w in words if w not in haystack]
+
+
+class KeywordRescueStage(Stage):
+    """Rare terms the candidates lack are searched on their own (BM25, one query per term);
+    up to ``keyword_rescue_max_chunks`` new chunks join the candidates, after the fused ones."""
+
+    name = "keyword_rescue"
+    reads = frozenset({"request", "search_query", "language", "config", "fused", "chunks"})
+    adds = frozenset({"fused", "chunks"})
+
+    def applies(self, state: SearchState) -> bool:
+        return state.config.keyword_rescue_enabled and state.config.keyword_rescue_max_chunks > 0
+
+    def run(self, state: SearchState) -> None:
+        terms = rescue_terms(
+            question=state.search_query or state.request.question,
+            language=state.language,
+            chunks=list(state.chunks.values()),
+            min_chars=state.config.keyword_rescue_min_chars,
+        )
+        if not terms:
+            return
+        state.trace.retrieval.rescued_terms = terms
+        limit = state.config.keyword_rescue_max_chunks
+        added: list[int] = []
+        for term in terms:
+            _, hits = selectors.chunks_lexical_search(
+                query=term,
+                language=state.language,
+                limit=limit,
+                languages=state.request.languages,
+                sources=state.request.sources,
+            )
+            added += [i for i, _ in hits if i not in state.chunks and i not in added]
+        added = added[:limit]
+        if not added:
+            return
+        floor = min((score for _, score in state.fused), default=1.0)
+        state.chunks.update(selectors.chunks_by_ids(added))
+        state.fused = state.fused + [(i, floor * 0.5) for i in added if i in state.chunks]
+
+
+def rerank_apply(
+    state: SearchState,
+    *,
+    fused: list[tuple[int, float]],
+    chunks: dict[int, Chunk],
+    dense: list[tuple[int, float]],
+    lexical: list[tuple[int, float]],
+    keep: int,
+) -> tuple[list[tuple[int, float]], dict[int, float]]:
+    """``(fused reordered by the reranker and cut to keep, {chunk id: rerank score})``.
+
+    Raises :class:`RerankUnavailable` (the caller keeps the fused order)."""
+    reranker = reranker_get(state.config.reranker)
+    state.trace.retrieval.reranker = reranker.key
+    query = state.search_query or state.request.question
+    candidates = rerank_candidates(
+        question=query,
+        language=state.language,
+        fused=fused,
+        chunks=chunks,
+        dense=dense,
+        lexical=lexical,
+        query_vector=state.search_vector if state.search_vector is not None else state.query_vector,
+        model_key=state.provider.key,
+        priorities=state.config.source_priorities if state.config.source_authority_enabled else {},
+        authority_intent=authority_applies(state),
+    )
+    ids = [i for i, _ in fused if i in chunks]
+    scores = reranker.rerank(query, candidates)
+    by_id = {i: float(s) for i, s in zip(ids, scores, strict=True)}
+    fused_score = dict(fused)
+    order = sorted(ids, key=lambda i: -by_id[i])  # stable: ties keep the fused order
+    return [(i, fused_score[i]) for i in order[:keep]], by_id
+
+
+def reranker_serves(state: SearchState) -> bool:
+    """A reranker is configured and serves the question's language (``rerank_languages``)."""
+    config = state.config
+    return bool(config.reranker) and (not config.rerank_languages or state.language in config.rerank_languages)
+
+
+class RerankStage(Stage):
+    """Reorder the fused candidates by the configured reranker and keep ``top_k`` (or
+    ``think_harder_top_k``). A failing reranker keeps the fused order (recorded in the trace);
+    so do questions in a language the reranker does not serve (cut to ``top_k`` by
+    :class:`RerankCutStage`)."""
+
+    name = "rerank"
+    reads = frozenset(
+        {"request", "search_query", "search_vector", "language", "config", "provider", "query_vector", "dense"}
+        | {"lexical", "fused", "chunks", "intent"}
+    )
+    adds = frozenset({"fused", "chunks", "rerank"})
+
+    def applies(self, state: SearchState) -> bool:
+        return reranker_serves(state)
+
+    def run(self, state: SearchState) -> None:
+        keep = retrieval_depth(state)[3]
+        try:
+            state.fused, state.rerank = rerank_apply(
+                state, fused=state.fused, chunks=state.chunks, dense=state.dense, lexical=state.lexical, keep=keep
+            )
+        except RerankUnavailable as exc:
+            logger.warning("reranker failed, keeping the fused order: %s", exc)
+            state.trace.retrieval.rerank_error = str(exc)
+            state.fused = state.fused[:keep]
+        state.chunks = {i: state.chunks[i] for i, _ in state.fused}
+
+
+def crag_confidence(scores: list[float]) -> float:
+    """CRAG retrieval confidence of rerank scores (best first, each in [0, 1]):
+    ``0.5·top + 0.3·mean(top 3) + 0.2·(top − second)`` (seed 004). In [0, 1]; 0 for no scores."""
+    if not scores:
+        return 0.0
+    ranked = sorted(scores, reverse=True)
+    top3 = ranked[:3]
+    gap = ranked[0] - ranked[1] if len(ranked) > 1 else ranked[0]
+    return 0.5 * ranked[0] + 0.3 * sum(top3) / len(top3) + 0.2 * gap
+
+
+class RerankCutStage(Stage):
+    """Without a reranker for the question, keep the fused ``top_k`` (the fusion kept the
+    reranker's deeper pool)."""
+
+    name = "rerank_cut"
+    reads = frozenset({"request", "language", "config", "fused", "chunks"})
+    adds = frozenset({"fused", "chunks"})
+
+    def applies(self, state: SearchState) -> bool:
+        return bool(state.config.reranker) and not reranker_serves(state)
+
+    def run(self, state: SearchState) -> None:
+        state.fused = state.fused[: retrieval_depth(state)[3]]
+        state.chunks = {i: state.chunks[i] for i, _ in state.fused}
+
+
+class CragStage(Stage):
+    """Correct → answer; ambiguous → retrieve again deeper and without filters, reranked, and
+    accept when the refined confidence reaches the lower threshold; incorrect → stop with the
+    fallback that routes to a human (``no_results``). Bypassed for graph-routed doctor
+    lookups, for languages in ``crag_bypass_languages``, when the reranker failed, and when
+    the scorer has no calibrated thresholds."""
+
+    name = "crag"
+    reads = frozenset(
+        {"request", "search_query", "search_vector", "language", "config", "provider", "query_vector", "intent"}
+        | {"pinned", "rerank", "fused", "chunks"}
+    )
+    adds = frozenset({"fused", "chunks", "rerank", "dense", "lexical"})
+
+    def applies(self, state: SearchState) -> bool:
+        return state.config.crag_enabled and reranker_serves(state)
+
+    def run(self, state: SearchState) -> None:
+        config, trace = state.config, state.trace.retrieval
+        if config.crag_upper is None or config.crag_lower is None or not state.rerank:
+            trace.crag_action = "off"
+            return
+        confidence = crag_confidence([state.rerank[i] for i, _ in state.fused])
+        trace.crag_confidence = round(confidence, 4)
+        if (state.intent == Intent.DOCTOR_LOOKUP and state.pinned) or state.language in config.crag_bypass_languages:
+            trace.crag_action = "bypass"
+            return
+        if confidence >= config.crag_upper:
+            trace.crag_action = "correct"
+            return
+        if confidence < config.crag_lower:
+            trace.crag_action = "incorrect"
+            raise StopPipeline(
+                Outcome.NO_RESULTS, f"CRAG: retrieval confidence {confidence:.3f} below {config.crag_lower}"
+            )
+        trace.crag_action = "ambiguous"
+        self._refine(state)
+
+    @staticmethod
+    def _refine(state: SearchState) -> None:
+        """Deeper pools without the request's filters; keep the refined set when it is at least
+        ambiguous, else stop (``no_results``)."""
+        config = state.config
+        n_dense, n_lexical, keep_fused, keep = retrieval_depth(state, deeper=True)
+        dense = (
+            dense_retrieve(state, limit=n_dense, relaxed=True)
+            if config.dense_enabled and state.query_vector is not None
+            else []
+        )
+        lexical = lexical_retrieve(state, limit=n_lexical, relaxed=True)[1] if config.lexical_enabled else []
+        fused, chunks = fuse(state, dense=dense, lexical=lexical, keep=keep_fused)
+        state.trace.retrieval.crag_refined = True
+        try:
+            refined, scores = rerank_apply(state, fused=fused, chunks=chunks, dense=dense, lexical=lexical, keep=keep)
+        except RerankUnavailable as exc:
+            state.trace.retrieval.rerank_error = str(exc)
+            return  # keep the first ranking: an unavailable reranker is not evidence against it
+        confidence = crag_confidence([scores[i] for i, _ in refined])
+        state.trace.retrieval.crag_refined_confidence = round(confidence, 4)
+        assert config.crag_lower is not None
+        if confidence < config.crag_lower:
+            raise StopPipeline(
+                Outcome.NO_RESULTS, f"CRAG: refined retrieval confidence {confidence:.3f} below {config.crag_lower}"
+            )
+        if confidence > crag_confidence([state.rerank[i] for i, _ in state.fused]):
+            state.dense, state.lexical, state.fused, state.rerank = dense, lexical, refined, scores
+            state.chunks = {i: chunks[i] for i, _ in refined}

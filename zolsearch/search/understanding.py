@@ -1,0 +1,261 @@
+"""Query understanding, offline (design step 2): intent with a confidence, MedQuAD question type,
+and a reduced query for long consumer messages.
+
+- **Intent and question type**: two scikit-learn multinomial logistic regressions over the
+  question's sentence embedding (the active model's query vector, already computed for
+  retrieval) concatenated with TF-IDF character 2–5-grams (robust to Flemish spelling and
+  typos), the same features as the input guard. Trained in-process on first use from the
+  labelled set kept in the repository (``data/understanding/labelled.jsonl``: intent, focus,
+  question type, reduced query; hand-written nl/en/fr) plus, for the question type, the
+  ``medquad-dev`` golden questions (MedQuAD's own ``qtype``; never the held-out set). Accuracy:
+  ``benchmarks/understanding.py`` (cross-validated), ``docs/EVALUATION.md``.
+- **Reduced query** (:func:`query_reduce`): for a message of more than
+  :data:`REDUCE_MIN_WORDS` words, greetings, thanks and story sentences without a question
+  are dropped, then stop and filler words; what remains is the focus, the question's type
+  words and the content words that matter (seed 003 §3). Shorter questions are kept as they are.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import threading
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+from django.conf import settings
+from scipy import sparse
+from sklearn.feature_extraction.text import TfidfVectorizer
+from sklearn.linear_model import LogisticRegression
+
+from core.providers.embeddings import EmbeddingProvider
+from core.text import STOPWORDS, sentences_split, text_normalise
+
+logger = logging.getLogger(__name__)
+
+# MedQuAD's 16 question types (Ben Abacha & Demner-Fushman, 2019), plus "none" (not medical).
+QTYPES = (
+    "information", "symptoms", "causes", "treatment", "inheritance", "frequency", "genetic changes",
+    "exams and tests", "outlook", "susceptibility", "research", "prevention", "considerations",
+    "complications", "stages", "support groups", "none",
+)  # fmt: skip
+LABELLED_FILE = "understanding/labelled.jsonl"
+QTYPE_EXTRA_FILES = ("golden/medquad-dev.jsonl",)
+REDUCE_MIN_WORDS = 13
+
+# Words that carry no search meaning in a patient's message (greetings, politeness, hedges,
+# story verbs), in the languages of the region; on top of core.text.STOPWORDS.
+_FILLER = frozenset(
+    text_normalise(
+        """hi hello hey dear thanks thank please quick question just really very so also maybe
+        anyone someone something know wondering wonder wanted want would could should tell me im ive
+        i'm i've it's its was were been had have has got get getting been since ago yesterday today
+        week weeks month months year years day days doctor dr told says said think thought worried
+        scared terrified afraid help much many lot bit little kind sort thing things
+        hallo dag beste goedendag bedankt dank alvast groetjes mvg vriendelijke groeten aub graag
+        even eens toch nu al nog heel echt erg beetje wel gewoon misschien iemand iets weet weten
+        vraagje vraag vragen wil zou zouden mag mogen had heb hebt heeft hebben was waren ben bent
+        gisteren vandaag sinds geleden week weken maand maanden jaar jaren dag dagen dokter huisarts
+        zegt zei gezegd denk dacht bang ongerust zorgen schrik veel zo ja nee hier daar
+        bonjour merci svp sil vous plait voudrais savoir depuis hier semaine mois ans jours
+        medecin dit pense peur beaucoup tres un une des les le la du de et est ce que qui quoi
+        je j ai mon ma mes suis pour avec dans sur pas ne"""
+    ).split()
+)
+_QUESTION_CUES = re.compile(
+    r"\?|\b(wat|hoe|waarom|wanneer|welke|waar|wie|is het|kan|mag|moet|what|how|why|when|which|where|who|is it|can|"
+    r"should|does|do|quoi|comment|pourquoi|quand|quel|quelle|où|est-ce)\b",
+    re.IGNORECASE,
+)
+_GREETING = re.compile(
+    r"^\s*(hi|hello|hey|dear|hallo|dag|beste|goedendag|bonjour|thanks|thank you|bedankt|merci|groetjes|mvg)\b[^.?!]*[.!,]?\s*$",
+    re.IGNORECASE,
+)
+_WORD = re.compile(r"[^\W_]+(?:[-'][^\W_]+)*", re.UNICODE)
+_BACK_REFERENCE = re.compile(
+    r"\b(it|this|that|these|they|het|dit|dat|deze|die|ze|hij|zij|ce|cela|ça|il|elle)\b", re.IGNORECASE
+)
+
+
+def _content_words(sentence: str, stop: set[str]) -> list[str]:
+    return [w for w in _WORD.findall(sentence) if (f := text_normalise(w)) and f not in stop and f not in _FILLER]
+
+
+@dataclass(frozen=True)
+class Understanding:
+    """``intent`` (an :class:`~zolsearch.search.contract.Intent` value) and ``qtype`` (one of
+    :data:`QTYPES`) with their probabilities in [0, 1]; ``reduced``: the search query for
+    retrieval ("" when the question is used as it is)."""
+
+    intent: str
+    intent_confidence: float
+    qtype: str
+    qtype_confidence: float
+    reduced: str
+
+
+def query_reduce(question: str, *, language: str) -> str:
+    """The reduced query of a long message ("" for ≤ :data:`REDUCE_MIN_WORDS` − 1 words).
+
+    Sentences that are greetings or thanks are dropped; when some sentence asks something
+    (a "?" or a question word), story sentences without one are dropped too, unless a question
+    points back ("is it …", "kan het …") or has fewer than 3 content words: then the story
+    before it stays (it names what "it" is). From what is left: words that are not stop words
+    (question language and English) or fillers, in order, once each.
+    """
+    words = _WORD.findall(question)
+    if len(words) < REDUCE_MIN_WORDS:
+        return ""
+    sentences = [s for s in sentences_split(question) if s.strip() and not _GREETING.match(s)] or [question]
+    stop = STOPWORDS.get(language, set()) | STOPWORDS["en"]
+    asking = [n for n, s in enumerate(sentences) if _QUESTION_CUES.search(s)]
+    if asking:
+        keep = set(asking)
+        # A question that points back ("is it hereditary?", "kan het kanker zijn?") or says too
+        # little on its own needs the story before it, which names what "it" is.
+        for n in asking:
+            if _BACK_REFERENCE.search(sentences[n]) or len(_content_words(sentences[n], stop)) < 3:
+                keep |= set(range(n))
+        sentences = [s for n, s in enumerate(sentences) if n in keep]
+    kept: list[str] = []
+    seen: set[str] = set()
+    for word in _WORD.findall(" ".join(sentences)):
+        folded = text_normalise(word)
+        if not folded or folded in seen or word.lower() in stop or folded in stop or folded in _FILLER:
+            continue
+        if len(folded) < 3 and not folded.isdigit():
+            continue
+        seen.add(folded)
+        kept.append(word)
+    reduced = " ".join(kept)
+    return reduced if reduced and len(kept) < len(words) else ""
+
+
+@dataclass(frozen=True)
+class LabelledQuery:
+    text: str
+    language: str
+    intent: str
+    qtype: str
+    reduced: str
+
+
+def labelled_queries() -> list[LabelledQuery]:
+    """The labelled understanding set (``data/understanding/labelled.jsonl``), in file order.
+    Raises ``FileNotFoundError`` when it is missing and ``ValueError`` for an unknown qtype."""
+    path = Path(settings.BASE_DIR) / "data" / LABELLED_FILE
+    rows = []
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        row = json.loads(line)
+        if row["qtype"] not in QTYPES:
+            raise ValueError(f"{path}:{number}: unknown qtype {row['qtype']!r}")
+        rows.append(
+            LabelledQuery(
+                text=row["text"],
+                language=row["language"],
+                intent=row["intent"],
+                qtype=row["qtype"],
+                reduced=row["reduced"],
+            )
+        )
+    return rows
+
+
+def _qtype_extra() -> list[tuple[str, str]]:
+    """(question, MedQuAD qtype) pairs of the dev golden questions (the extra type examples)."""
+    pairs = []
+    for relative in QTYPE_EXTRA_FILES:
+        for line in (Path(settings.BASE_DIR) / "data" / relative).read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                row = json.loads(line)
+                if row.get("category") in QTYPES:
+                    pairs.append((row["question"], row["category"]))
+    return pairs
+
+
+class _TextClassifier:
+    """Multinomial logistic regression over [sentence embedding ⊕ TF-IDF character 2–5-grams];
+    balanced class weights, C = 4 (as the input guard)."""
+
+    def __init__(self) -> None:
+        self.vectorizer = TfidfVectorizer(analyzer="char_wb", ngram_range=(2, 5), min_df=2, sublinear_tf=True)
+        self.model = LogisticRegression(C=4.0, class_weight="balanced", max_iter=3000)
+
+    def _features(self, texts: list[str], vectors: np.ndarray, *, fit: bool) -> sparse.csr_matrix:
+        folded = [text_normalise(t) for t in texts]
+        grams = self.vectorizer.fit_transform(folded) if fit else self.vectorizer.transform(folded)
+        return sparse.hstack([sparse.csr_matrix(vectors.astype(np.float64)), grams]).tocsr()
+
+    def fit(self, texts: list[str], vectors: np.ndarray, labels: list[str]) -> _TextClassifier:
+        self.model.fit(self._features(texts, vectors, fit=True), labels)
+        return self
+
+    def predict(self, texts: list[str], vectors: np.ndarray) -> list[tuple[str, float]]:
+        """Best label and its probability in [0, 1] for each text (``vectors``: n × d)."""
+        probabilities = self.model.predict_proba(self._features(texts, vectors, fit=False))
+        best = probabilities.argmax(axis=1)
+        return [
+            (str(self.model.classes_[b]), round(float(row[b]), 4)) for b, row in zip(best, probabilities, strict=True)
+        ]
+
+
+class UnderstandingModel:
+    """The intent and question-type classifiers; ``fit`` on labelled rows and extra type pairs."""
+
+    def __init__(self) -> None:
+        self.intent = _TextClassifier()
+        self.qtype = _TextClassifier()
+
+    def fit(
+        self, rows: list[LabelledQuery], extra_qtypes: list[tuple[str, str]], provider: EmbeddingProvider
+    ) -> UnderstandingModel:
+        texts = [r.text for r in rows]
+        vectors = provider.embed_queries(texts)
+        self.intent.fit(texts, vectors, [r.intent for r in rows])
+        extra_texts = [t for t, _ in extra_qtypes]
+        extra_vectors = provider.embed_queries(extra_texts) if extra_texts else np.zeros((0, vectors.shape[1]))
+        self.qtype.fit(
+            texts + extra_texts,
+            np.vstack([vectors, extra_vectors]),
+            [r.qtype for r in rows] + [q for _, q in extra_qtypes],
+        )
+        return self
+
+    def understand(self, *, text: str, vector: np.ndarray, language: str) -> Understanding:
+        """Intent, question type and reduced query of one question (``vector``: its ``(d,)``
+        query vector of the provider the model was fitted with)."""
+        matrix = vector.reshape(1, -1)
+        (intent, intent_p), (qtype, qtype_p) = (
+            self.intent.predict([text], matrix)[0],
+            self.qtype.predict([text], matrix)[0],
+        )
+        return Understanding(
+            intent=intent,
+            intent_confidence=intent_p,
+            qtype=qtype,
+            qtype_confidence=qtype_p,
+            reduced=query_reduce(text, language=language),
+        )
+
+
+_train_lock = threading.Lock()
+
+
+@lru_cache(maxsize=4)
+def _model_for(model_key: str, provider: EmbeddingProvider) -> UnderstandingModel:
+    rows = labelled_queries()
+    model = UnderstandingModel().fit(rows, _qtype_extra(), provider)
+    logger.info("query understanding trained on %d labelled queries for %s", len(rows), model_key)
+    return model
+
+
+def understanding_model_get(provider: EmbeddingProvider) -> UnderstandingModel:
+    """The offline understanding model for ``provider``'s vectors, trained once per process
+    (about a second) and cached; thread-safe."""
+    with _train_lock:
+        return _model_for(provider.key, provider)
