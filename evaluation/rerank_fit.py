@@ -2,8 +2,9 @@
 
 For each dev question the live pipeline retrieves (safety stages, gate and reranker off, the
 fused pool of ``rerank_depth`` plus keyword rescue), every candidate gets its rerank features
-(:func:`zolsearch.search.rerank.rerank_candidates`) and a label: relevant when its url's grade
-against the question's expected urls is ≥ 0.5 (:func:`evaluation.metrics.retrieval.url_grade`).
+(:func:`zolsearch.search.rerank.rerank_candidates`) and a label (:func:`_labels`): the
+question's own MedQuAD QA pair when it is among the candidates, else any page whose url grade
+against the expected urls is ≥ 0.5 (:func:`evaluation.metrics.retrieval.url_grade`).
 
 - Weights: scikit-learn ``LogisticRegression`` (L2, C = 1) on all candidates, every dev set
   weighing the same and every question within a set the same (:func:`_weights`); its quality is
@@ -22,6 +23,7 @@ The result (weights, thresholds and their evidence) is the JSON the pipeline loa
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -35,6 +37,7 @@ from sklearn.model_selection import GroupKFold
 from core.providers.rerank import FEATURE_NAMES
 from evaluation.golden.io import GoldenItem
 from evaluation.metrics.retrieval import RELEVANT_GRADE, url_grade
+from ingestion.models import Document
 from zolsearch.search.config import PipelineConfig
 from zolsearch.search.pipeline import SearchRequest, pipeline_run
 from zolsearch.search.rerank import rerank_candidates
@@ -92,14 +95,24 @@ def rerank_questions_collect(
             model_key=state.provider.key,
             priorities=retrieval.source_priorities,
             authority_intent=authority_applies(state),
+            qtype=state.qtype,
         )
         ids = [i for i, _ in state.fused if i in state.chunks]
         x = np.array([[c.features[n] for n in FEATURE_NAMES] for c in candidates], dtype=np.float64)
-        y = np.array(
-            [url_grade(state.chunks[i].document.url, item.expected_urls) >= RELEVANT_GRADE for i in ids], dtype=np.int64
-        )
+        y = _labels(item, [state.chunks[i].document for i in ids])
         questions.append(Question(qid=item.qid, language=item.language, x=x, y=y, set_name=set_name))
     return questions
+
+
+def _labels(item: GoldenItem, documents: Sequence[Document]) -> np.ndarray:
+    """1 for a relevant candidate: the question's own document when the golden qid names one
+    (MedQuAD: one QA pair per document, all pairs of a page share its url, and the answer must
+    come from the pair that answers the question type asked; paraphrased variants keep the
+    original qid before ``:para-``/``:noisy-``), else any page whose url grade is ≥ 0.5."""
+    own = re.split(r":(?:para|noisy)-", item.qid)[0]
+    if any(d.external_id == own for d in documents):
+        return np.array([d.external_id == own for d in documents], dtype=np.int64)
+    return np.array([url_grade(d.url, item.expected_urls) >= RELEVANT_GRADE for d in documents], dtype=np.int64)
 
 
 def _mrr(order_labels: Sequence[np.ndarray], k: int = 10) -> float:

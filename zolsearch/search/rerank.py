@@ -53,6 +53,7 @@ def rerank_candidates(
     model_key: str,
     priorities: dict[str, int],
     authority_intent: bool = False,
+    qtype: str = "",
 ) -> list[RerankCandidate]:
     """One :class:`RerankCandidate` per fused id present in ``chunks``, in fused order.
 
@@ -61,6 +62,8 @@ def rerank_candidates(
     stemmed in each chunk's language, so an English page is matched on English stems.
     ``authority_intent``: the question's intent wants the hospital's own pages (practical
     information, complaints, routing); it switches on the ``priority_for_intent`` feature.
+    ``qtype``: the question type understanding predicted (MedQuAD's types; "" unknown), matched
+    against a document's ``metadata["qtype"]``.
     """
     ids = [i for i, _ in fused if i in chunks]
     dense_scores = dict(dense)
@@ -89,6 +92,7 @@ def rerank_candidates(
             "text_coverage": _coverage(stems, chunk.text, chunk_language),
             "title_precision": _precision(chunk.document.title, stems, chunk_language),
             "language_match": 1.0 if chunk_language == language else 0.0,
+            "qtype_match": 1.0 if qtype and qtype != "none" and chunk.document.metadata.get("qtype") == qtype else 0.0,
             "priority": priority,
             "priority_for_intent": priority if authority_intent else 0.0,
             "lexical_hit": 1.0 if chunk_id in lexical_scores else 0.0,

@@ -81,6 +81,7 @@ class SearchState:
     pinned: list[RoutingFact] = field(default_factory=list)
     refusal: RefusalReason | None = None
     query_vector: np.ndarray | None = None
+    qtype: str = ""  # MedQuAD question type from understanding ("" unknown, "none" not medical)
     search_query: str = ""  # what retrieval searches: the reduced query of a long message, else ""
     search_vector: np.ndarray | None = None  # its vector (None: the query vector)
     dense: list[tuple[int, float]] = field(default_factory=list)

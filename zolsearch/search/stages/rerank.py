@@ -101,6 +101,7 @@ def rerank_apply(
         model_key=state.provider.key,
         priorities=state.config.source_priorities if state.config.source_authority_enabled else {},
         authority_intent=authority_applies(state),
+        qtype=state.qtype,
     )
     ids = [i for i, _ in fused if i in chunks]
     scores = reranker.rerank(query, candidates)
@@ -125,7 +126,7 @@ class RerankStage(Stage):
     name = "rerank"
     reads = frozenset(
         {"request", "search_query", "search_vector", "language", "config", "provider", "query_vector", "dense"}
-        | {"lexical", "fused", "chunks", "intent"}
+        | {"lexical", "fused", "chunks", "intent", "qtype"}
     )
     adds = frozenset({"fused", "chunks", "rerank"})
 
@@ -182,7 +183,7 @@ class CragStage(Stage):
     name = "crag"
     reads = frozenset(
         {"request", "search_query", "search_vector", "language", "config", "provider", "query_vector", "intent"}
-        | {"pinned", "rerank", "fused", "chunks"}
+        | {"pinned", "rerank", "fused", "chunks", "qtype"}
     )
     adds = frozenset({"fused", "chunks", "rerank", "dense", "lexical"})
 

@@ -30,7 +30,7 @@ class QueryUnderstandingStage(Stage):
 
     name = "understanding"
     reads = frozenset({"request", "language", "config", "provider", "query_vector", "intent"})
-    adds = frozenset({"intent", "search_query", "search_vector"})
+    adds = frozenset({"intent", "qtype", "search_query", "search_vector"})
 
     def applies(self, state: SearchState) -> bool:
         return state.config.understanding_enabled and state.query_vector is not None
@@ -46,6 +46,7 @@ class QueryUnderstandingStage(Stage):
             qtype_confidence=understood.qtype_confidence,
             reduced=understood.reduced if state.config.reduced_query_enabled else "",
         )
+        state.qtype = understood.qtype
         if state.intent == Intent.GENERAL and understood.intent_confidence >= state.config.understanding_intent_min:
             state.intent = Intent(understood.intent)
         if state.config.reduced_query_enabled and understood.reduced:
