@@ -44,7 +44,7 @@ def main() -> None:
     import django
 
     django.setup()
-    from benchmarks.common import results_write
+    from benchmarks.common import percentile, results_write
     from evaluation.golden.io import golden_jsonl_load
     from evaluation.metrics.retrieval import mrr, ndcg_at_k, recall_at_k
     from zolsearch.search.config import pipeline_config_default
@@ -54,8 +54,12 @@ def main() -> None:
     config = pipeline_config_default().with_override_pairs([*RETRIEVAL_ONLY, *args.override])
     per_language: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
     misses = []
+    timings: dict[str, list[float]] = defaultdict(list)
+    pipeline_run(request=SearchRequest(question="warm-up", language="en"), config=config)  # trains the classifiers
     for item in items:
         state = pipeline_run(request=SearchRequest(question=item.question, language=item.language), config=config)
+        for stage, ms in state.timings_ms.items():
+            timings[stage].append(ms)
         ranked = [state.chunks[i].document.url for i, _ in state.fused if i in state.chunks][:10]
         reciprocal = mrr(ranked, item.expected_urls) or 0.0
         scores = {
@@ -75,6 +79,10 @@ def main() -> None:
     }
     for bucket, row in summary.items():
         print(bucket, row)
+    stage_ms = {
+        stage: {"p50": round(percentile(v, 50), 2), "p95": round(percentile(v, 95), 2)} for stage, v in timings.items()
+    }
+    print("stage ms (in process, p50/p95):", {k: (v["p50"], v["p95"]) for k, v in stage_ms.items()})
     if not args.quiet:
         for miss in misses[:15]:
             print("miss", miss)

@@ -10,14 +10,18 @@ models need no app of their own).
 
 from __future__ import annotations
 
+import logging
 import os
 import socket
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 
 from django.conf import settings
 from django.db import models
 from django.utils import timezone
+
+logger = logging.getLogger(__name__)
 
 
 class RunStatus(models.TextChoices):
@@ -110,3 +114,35 @@ def run_abandon(*, model: type[BackgroundRun], run_id: int, reason: str) -> bool
             status=RunStatus.FAILED, error=reason, finished_at=timezone.now()
         )
     )
+
+
+def run_task_body[R: BackgroundRun](
+    *,
+    model: type[R],
+    run_id: int,
+    redelivered: bool,
+    execute: Callable[[int], R],
+    what: str,
+    failures: tuple[type[BaseException], ...] = (Exception,),
+) -> str:
+    """The body every background-run task shares (HackSoft / Saleor task style): load the row;
+    ``"skipped"`` when it is gone or not PENDING; a ``redelivered`` message (Celery
+    ``delivery_info["redelivered"]``, acks_late) for a row still RUNNING means its worker died:
+    the row is marked FAILED with that reason (:func:`run_abandon`) and ``"abandoned"`` is
+    returned; else ``execute(run_id)`` runs it (claiming, progress and the error on the row are
+    its job) and its final status is returned, ``"failed"`` when it raised one of ``failures``
+    (logged, not retried: the row says why and an editor runs it again). ``what`` names the
+    kind in messages ("ingestion", "evaluation", "SNOMED CT import")."""
+    run = model._default_manager.filter(pk=run_id).first()
+    if run is None:
+        return "skipped"
+    if run.status == RunStatus.RUNNING and redelivered:
+        run_abandon(model=model, run_id=run_id, reason=f"the worker running this {what} stopped; run it again")
+        return "abandoned"
+    if run.status != RunStatus.PENDING:
+        return "skipped"
+    try:
+        return str(execute(run_id).status)
+    except failures:
+        logger.exception("%s run %s failed", what, run_id)
+        return "failed"

@@ -6,10 +6,11 @@ import logging
 
 from celery import shared_task
 
+from core.runs import run_task_body
 from evaluation.judges import JudgeUnavailable
 from evaluation.models import EvaluationRun
 from evaluation.services.judging import answer_judge
-from evaluation.services.runs import evaluation_run_abandon, evaluation_run_execute
+from evaluation.services.runs import evaluation_run_execute
 
 logger = logging.getLogger(__name__)
 
@@ -43,17 +44,10 @@ def evaluation_run_task(self, run_id: int) -> str:
     A redelivered message for a run still RUNNING means its worker died: the run is marked
     FAILED (its finished results are kept) so the admin does not show it running forever.
     """
-    run = EvaluationRun.objects.filter(pk=run_id).first()
-    if run is None:
-        return "skipped"
-    if run.status == EvaluationRun.Status.RUNNING and (self.request.delivery_info or {}).get("redelivered"):
-        evaluation_run_abandon(run_id=run_id, reason="the worker running this evaluation stopped; run it again")
-        return "abandoned"
-    if run.status != EvaluationRun.Status.PENDING:
-        return "skipped"
-    try:
-        run = evaluation_run_execute(run_id=run_id)
-    except Exception:
-        logger.exception("evaluation run %s failed", run_id)
-        return "failed"
-    return run.status
+    return run_task_body(
+        model=EvaluationRun,
+        run_id=run_id,
+        redelivered=bool((self.request.delivery_info or {}).get("redelivered")),
+        execute=lambda i: evaluation_run_execute(run_id=i),
+        what="evaluation",
+    )

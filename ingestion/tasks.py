@@ -6,8 +6,9 @@ import logging
 
 from celery import shared_task
 
+from core.runs import run_task_body
 from ingestion.models import IngestionRun
-from ingestion.services import ingestion_run_abandon, ingestion_run_execute
+from ingestion.services import ingestion_run_execute
 
 logger = logging.getLogger(__name__)
 
@@ -22,17 +23,10 @@ def ingestion_run_task(self, run_id: int) -> str:
     work already committed is not redone). Other failures are recorded on the row by the
     service and not retried, for the same reason.
     """
-    run = IngestionRun.objects.filter(pk=run_id).first()
-    if run is None:
-        return "skipped"
-    if run.status == IngestionRun.Status.RUNNING and (self.request.delivery_info or {}).get("redelivered"):
-        ingestion_run_abandon(run_id=run_id, reason="the worker running this ingestion stopped; run it again")
-        return "abandoned"
-    if run.status != IngestionRun.Status.PENDING:
-        return "skipped"
-    try:
-        run = ingestion_run_execute(run_id=run_id)
-    except Exception:
-        logger.exception("ingestion run %s failed", run_id)
-        return "failed"
-    return run.status
+    return run_task_body(
+        model=IngestionRun,
+        run_id=run_id,
+        redelivered=bool((self.request.delivery_info or {}).get("redelivered")),
+        execute=lambda i: ingestion_run_execute(run_id=i),
+        what="ingestion",
+    )

@@ -6,7 +6,7 @@ import logging
 
 from celery import shared_task
 
-from core.runs import run_abandon
+from core.runs import run_task_body
 from taxonomy.models import SnomedImport
 from taxonomy.snomed import SnomedImportError, snomed_import_execute
 
@@ -21,17 +21,11 @@ def snomed_import_task(self, run_id: int) -> str:
     row is marked FAILED with that reason (nothing was written: the target tables change in one
     transaction at the end). A failed import is recorded on the row and not retried.
     """
-    run = SnomedImport.objects.filter(pk=run_id).first()
-    if run is None:
-        return "skipped"
-    if run.status == SnomedImport.Status.RUNNING and (self.request.delivery_info or {}).get("redelivered"):
-        run_abandon(model=SnomedImport, run_id=run_id, reason="the worker running this import stopped; run it again")
-        return "abandoned"
-    if run.status != SnomedImport.Status.PENDING:
-        return "skipped"
-    try:
-        run = snomed_import_execute(run_id=run_id)
-    except SnomedImportError:
-        logger.exception("SNOMED CT import %s failed", run_id)
-        return "failed"
-    return run.status
+    return run_task_body(
+        model=SnomedImport,
+        run_id=run_id,
+        redelivered=bool((self.request.delivery_info or {}).get("redelivered")),
+        execute=lambda i: snomed_import_execute(run_id=i),
+        what="SNOMED CT import",
+        failures=(SnomedImportError,),
+    )

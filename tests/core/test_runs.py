@@ -68,3 +68,47 @@ def test_the_progress_column_shows_done_of_total(pending: BackgroundRun) -> None
     assert BackgroundRunAdminMixin().progress(pending) == ('<progress value="2" max="8" title="2 / 8"></progress> 25%')
     pending.done, pending.total = 0, 0  # total not known yet
     assert BackgroundRunAdminMixin().progress(pending) == ('<progress value="0" max="1" title="0 / 0"></progress> 0%')
+
+
+def test_the_shared_task_body_guards_status_and_records_failures(pending: BackgroundRun) -> None:
+    """GIVEN a PENDING run of each kind
+    WHEN the shared task body runs it with an executor that claims and succeeds, again (a
+    duplicate message), for a redelivered message of a RUNNING run, and with a failing executor
+    THEN it executes once, skips the duplicate, abandons the orphan with the reason, and returns
+    "failed" without raising."""
+    from core.runs import run_task_body
+
+    model = type(pending)
+    calls: list[int] = []
+
+    def succeed(run_id: int) -> BackgroundRun:
+        calls.append(run_id)
+        run_claim(model=model, run_id=run_id)
+        model._default_manager.filter(pk=run_id).update(status=RunStatus.SUCCEEDED)
+        return model._default_manager.get(pk=run_id)
+
+    def body(execute: Callable[[int], BackgroundRun], *, redelivered: bool = False, run_id: int | None = None) -> str:
+        return run_task_body(
+            model=model, run_id=run_id or pending.pk, redelivered=redelivered, execute=execute, what="test"
+        )
+
+    assert body(succeed, run_id=10**9) == "skipped"  # gone
+    assert body(succeed) == RunStatus.SUCCEEDED and calls == [pending.pk]
+    assert body(succeed) == "skipped" and calls == [pending.pk]  # a duplicate message
+
+    another = {
+        "IngestionRun": KINDS["ingestion"],
+        "EvaluationRun": KINDS["evaluation"],
+        "SnomedImport": KINDS["snomed"],
+    }[model.__name__]
+    orphan = another()
+    run_claim(model=model, run_id=orphan.pk)  # its worker died while RUNNING
+    assert body(succeed, run_id=orphan.pk, redelivered=True) == "abandoned"
+    orphan.refresh_from_db()
+    assert orphan.status == RunStatus.FAILED and "worker running this test stopped" in orphan.error
+
+    def fail(run_id: int) -> BackgroundRun:
+        raise RuntimeError("boom")
+
+    third = another()
+    assert body(fail, run_id=third.pk) == "failed"

@@ -26,6 +26,14 @@ def hospital() -> None:
     sample_hospital_load()
 
 
+@pytest.fixture
+def fused_order(settings) -> None:  # type: ignore[no-untyped-def]
+    """No reranker, hence no CRAG: these tests are about what the gate and the graph do with the
+    retrieved text; on this small corpus CRAG would send the Dutch questions to the fallback
+    before any draft is written (tests/search/test_corrective.py covers CRAG)."""
+    settings.RERANKER = ""
+
+
 def test_dutch_condition_question_gets_the_graph_line_first() -> None:
     """GIVEN the sample hospital WHEN a patient asks in Dutch where heart failure is treated
     THEN the answer opens with the department, campus, phone and doctors from the graph,
@@ -67,7 +75,7 @@ def test_doctor_lookup_answers_from_works_in() -> None:
     assert body["citations"][0]["source"] == "taxonomy"
 
 
-def test_graph_facts_lead_the_fallback_when_the_gate_refuses(settings) -> None:  # type: ignore[no-untyped-def]
+def test_graph_facts_lead_the_fallback_when_the_gate_refuses(settings, fused_order) -> None:  # type: ignore[no-untyped-def]
     """GIVEN a gate nothing passes WHEN a condition question that is not about where to go is
     asked THEN the fallback (who can help) is led by the graph's routing line."""
     settings.GATE_THRESHOLDS = {"use-multilingual-v3": 1.01}
@@ -82,7 +90,9 @@ def test_graph_facts_lead_the_fallback_when_the_gate_refuses(settings) -> None: 
     "question",
     ["Ik heb suikerziekte, waar moet ik heen?", "Bij welke dienst werkt dr. Eli Test?", "Where is diabetes treated?"],
 )
-def test_the_graph_answers_routing_questions_when_the_retrieved_text_is_rejected(settings, question: str) -> None:  # type: ignore[no-untyped-def]
+def test_the_graph_answers_routing_questions_when_the_retrieved_text_is_rejected(
+    settings, fused_order, question: str
+) -> None:  # type: ignore[no-untyped-def]
     """GIVEN a gate nothing passes WHEN a routing question (where to go, which department, a
     doctor lookup) is asked THEN the graph answers it alone: outcome answered, generator
     taxonomy, only taxonomy citations, no "cannot answer" text; the rejected draft and the gate's
@@ -98,7 +108,7 @@ def test_the_graph_answers_routing_questions_when_the_retrieved_text_is_rejected
     assert answer_trace(answer=answer).taxonomy.routing_question
 
 
-def test_retrieved_text_that_routes_elsewhere_is_left_out() -> None:
+def test_retrieved_text_that_routes_elsewhere_is_left_out(fused_order) -> None:  # type: ignore[no-untyped-def]
     """GIVEN a page that says heart failure is treated by Pneumologie (wrong for this hospital)
     WHEN asking where heart failure is treated THEN the answer routes to Cardiologie only: the
     page's sentence naming Pneumologie is dropped, and the trace says which names were excluded."""
