@@ -156,6 +156,11 @@ GATE_THRESHOLDS = env.json(
     default={"use-multilingual-v3": 0.72, "e5-small-q4": 0.80},
 )
 GATE_THRESHOLD_DEFAULT = env.float("GATE_THRESHOLD_DEFAULT", default=0.5)
+# Model keys an operator set in GATE_THRESHOLDS: their threshold wins over the calibration file.
+GATE_THRESHOLDS_FROM_ENV = frozenset(env.json("GATE_THRESHOLDS", default={}))
+# Per-language gate thresholds calibrated on dev golden sets (manage.py gate_calibrate), with
+# their evidence: {model key: {"thresholds": {language: t}, "evidence": …}}.
+GATE_CALIBRATION_PATH = env.path("GATE_CALIBRATION_PATH", default=BASE_DIR / "data" / "calibration" / "gate.json")
 
 # Chunking: the embedder's window is 512 tokens (e5); chunks stay well below it so that the
 # document context and canonical questions fit in front of the chunk text.

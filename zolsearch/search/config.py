@@ -30,7 +30,9 @@ class PipelineConfig(BaseModel):
     - ``dense_candidates``/``lexical_candidates``: hits taken from each retriever (design: 20).
     - ``rrf_k``: Reciprocal Rank Fusion constant, 60 (Cormack, Clarke & Büttcher, SIGIR 2009).
     - ``top_k``: fused candidates kept (design: 10); ``answer_chunks`` of them feed the answer.
-    - ``gate_threshold``: pass when the gate score ≥ it (cosine scale, [-1, 1]).
+    - ``gate_threshold``: pass when the gate score ≥ it (cosine scale, [-1, 1]);
+      ``gate_thresholds_by_language``: the calibrated threshold of the question's language
+      (``manage.py gate_calibrate``, ``GATE_CALIBRATION_PATH``), used instead when present.
     - ``hnsw_ef_search``: pgvector ``hnsw.ef_search`` (≥ the candidate count).
     - ``red_flags_enabled``: route emergencies, poisoning, suicide and out-of-hours cues to
       112 / 070 245 245 / 1813 / 1733 before any retrieval.
@@ -79,6 +81,7 @@ class PipelineConfig(BaseModel):
 
     embedding_model: str
     gate_threshold: float = Field(ge=-1.0, le=2.0)  # above 1: every draft is rejected
+    gate_thresholds_by_language: dict[str, float] = Field(default_factory=dict)
     dense_enabled: bool = True
     lexical_enabled: bool = True
     dense_candidates: int = Field(default=20, ge=1, le=1000)
@@ -168,6 +171,29 @@ def _errors(exc: ValidationError) -> str:
     return "configuration does not fit this version of the pipeline: " + "; ".join(parts)
 
 
+@lru_cache(maxsize=4)
+def _gate_calibration(path: str, mtime_ns: int) -> dict[str, Any]:
+    try:
+        return dict(json.loads(Path(path).read_text(encoding="utf-8")))
+    except ValueError:
+        return {}
+
+
+def gate_thresholds_by_language_for(model_key: str) -> dict[str, float]:
+    """The calibrated gate thresholds per language of ``model_key`` from ``GATE_CALIBRATION_PATH``
+    (written by ``manage.py gate_calibrate`` with its evidence); ``{}`` without a calibration.
+    An explicit ``GATE_THRESHOLDS`` entry for the model wins over the file (an operator's
+    override)."""
+    if model_key in settings.GATE_THRESHOLDS_FROM_ENV:
+        return {}
+    path = Path(settings.GATE_CALIBRATION_PATH)
+    try:
+        data = _gate_calibration(str(path), path.stat().st_mtime_ns)
+    except OSError:
+        return {}
+    return {str(k): float(v) for k, v in (data.get(model_key) or {}).get("thresholds", {}).items()}
+
+
 def gate_threshold_for(model_key: str) -> float:
     """The configured gate threshold of ``model_key`` (``GATE_THRESHOLDS``, else the default)."""
     return float(settings.GATE_THRESHOLDS.get(model_key, settings.GATE_THRESHOLD_DEFAULT))
@@ -206,6 +232,7 @@ def pipeline_config_default() -> PipelineConfig:
     return PipelineConfig(
         embedding_model=model_key,
         gate_threshold=gate_threshold_for(model_key),
+        gate_thresholds_by_language=gate_thresholds_by_language_for(model_key),
         dense_candidates=settings.SEARCH_CANDIDATES,
         lexical_candidates=settings.SEARCH_CANDIDATES,
         rrf_k=settings.SEARCH_RRF_K,

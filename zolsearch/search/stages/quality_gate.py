@@ -12,13 +12,14 @@ from zolsearch.search.stages.base import SearchState, Stage, StopPipeline
 class GateStage(Stage):
     """Fast quality gate: 0.7·cos(answer, context) + 0.3·cos(question, answer) ≥ threshold.
 
+    Threshold: the calibrated one of the question's language, else the model's.
     Context vector: the mean of the stored vectors of the chunks the answer cites (computed at
     ingestion, so the gate embeds only the answer). Scores the retrieved part of the draft (the
     text before graph facts were pinned).
     """
 
     name = "gate"
-    reads = frozenset({"draft", "documents_text", "query_vector", "provider", "config"})
+    reads = frozenset({"draft", "documents_text", "query_vector", "provider", "config", "language"})
     adds = frozenset({"gate"})
 
     def applies(self, state: SearchState) -> bool:
@@ -33,7 +34,7 @@ class GateStage(Stage):
             answer=answer_vector,
             context=context_vector,
             question=state.query_vector,
-            threshold=state.config.gate_threshold,
+            threshold=state.config.gate_thresholds_by_language.get(state.language, state.config.gate_threshold),
         )
         if not state.gate.passed:
             state.trace.rejected_answer = state.draft.text
