@@ -71,6 +71,11 @@ class PipelineConfig(BaseModel):
       classifier's intent is used when the graph implies none and its probability is ≥
       ``understanding_intent_min``. ``reduced_query_enabled``: long messages are searched with
       their reduced query (BM25 and a second query vector for dense retrieval).
+    - ``filco_enabled`` / ``filco_threshold`` / ``filco_max_removed`` / ``filco_min_kept`` /
+      ``filco_min_words`` / ``filco_bypass_languages``: FILCO sentence filtering of the answer
+      chunks (seed 004: at most 50 % removed, at least 2 kept, bypass for ≤ 4-word questions).
+      Off by default: its threshold (cosine of sentence and question) is provisional until it
+      is calibrated and its effect measured in an ablation study.
     - ``language_boost``: a candidate written in the question's language has its fused score
       multiplied by ``1 + language_boost`` (0: off).
 
@@ -124,6 +129,12 @@ class PipelineConfig(BaseModel):
     crag_lower: float | None = Field(default=None, ge=0.0, le=1.0)
     crag_bypass_languages: tuple[str, ...] = ()
     rerank_languages: tuple[str, ...] = ()
+    filco_enabled: bool = False
+    filco_threshold: float = Field(default=0.25, ge=-1.0, le=1.0)
+    filco_max_removed: float = Field(default=0.5, ge=0.0, le=1.0)
+    filco_min_kept: int = Field(default=2, ge=0, le=50)
+    filco_min_words: int = Field(default=5, ge=1, le=100)
+    filco_bypass_languages: tuple[str, ...] = ()
 
     @classmethod
     def from_values(cls, values: dict[str, Any]) -> PipelineConfig:

@@ -149,7 +149,8 @@ class RetrievalTrace(_Trace):
     candidate contained, searched on their own), ``think_harder`` (deeper pools), and CRAG's
     ``crag_confidence`` (0.5·top + 0.3·mean(top 3) + 0.2·gap of the rerank scores, [0, 1]),
     ``crag_action`` (correct, ambiguous, incorrect, bypass, off), ``crag_refined`` (the
-    ambiguous case retrieved again with deeper, relaxed pools) and ``crag_refined_confidence``."""
+    ambiguous case retrieved again with deeper, relaxed pools) and ``crag_refined_confidence``;
+    ``filco_removed``: sentences FILCO dropped from the answer chunks (None: FILCO did not run)."""
 
     reranker: str = ""
     rerank_error: str = ""
@@ -159,6 +160,7 @@ class RetrievalTrace(_Trace):
     crag_action: str = ""
     crag_refined: bool = False
     crag_refined_confidence: float | None = None
+    filco_removed: int | None = None
 
 
 class AnswerTrace(_Trace):

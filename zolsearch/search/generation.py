@@ -163,6 +163,7 @@ def answer_extractive(
     chunks: list[Chunk],
     max_sentences: int,
     exclude_names: frozenset[str] = frozenset(),
+    texts: dict[int, str] | None = None,
 ) -> Draft:
     """Compose an answer from ``chunks`` (best first) with ``[n]`` after each sentence.
 
@@ -173,8 +174,9 @@ def answer_extractive(
     this question to: when text and graph disagree about routing, the graph wins). The rank prior is
     strong on purpose: the fused ranking already chose the best passage, and mixing sentences
     of different documents reads badly. At most ``max_sentences`` sentences, at most 3 per chunk;
-    they are output in reading order (chunk rank, then position). Returns an empty draft
-    when ``chunks`` is empty.
+    they are output in reading order (chunk rank, then position). ``texts``: chunk id → the text
+    to use instead of the chunk's own (FILCO's filtered text). Returns an empty draft when
+    ``chunks`` is empty.
     """
     by_chunk = citations_number(chunks)
     # The question is stemmed in its own language and in each document language, so that an
@@ -184,7 +186,8 @@ def answer_extractive(
     candidates: list[tuple[int, int, str, set[str]]] = []
     for rank, chunk in enumerate(chunks):
         doc_language = chunk.language or language
-        for position, sentence in enumerate(sentences_split(chunk_source_text(chunk))):
+        source = (texts or {}).get(chunk.id) or chunk_source_text(chunk)
+        for position, sentence in enumerate(sentences_split(source)):
             if len(sentence) < 3 or sentence.endswith("?"):
                 continue  # a question restated in the page is not an answer
             if exclude_names and _names_in(sentence, exclude_names):
@@ -267,7 +270,9 @@ SYSTEM_PROMPT = (
 )
 
 
-def answer_llm(*, question: str, language: str, chunks: list[Chunk], model: str) -> Draft:
+def answer_llm(
+    *, question: str, language: str, chunks: list[Chunk], model: str, texts: dict[int, str] | None = None
+) -> Draft:
     """Compose with a chat model over numbered sources; raises ``LLMUnavailable`` on failure.
 
     Cited chunks are those whose document number appears as ``[n]`` in the reply; if the reply
@@ -275,7 +280,9 @@ def answer_llm(*, question: str, language: str, chunks: list[Chunk], model: str)
     """
 
     by_chunk = citations_number(chunks)
-    sources = "\n\n".join(f"[{by_chunk[c.id].n}] {c.document.title}\n{chunk_source_text(c)}" for c in chunks)
+    sources = "\n\n".join(
+        f"[{by_chunk[c.id].n}] {c.document.title}\n{(texts or {}).get(c.id) or chunk_source_text(c)}" for c in chunks
+    )
     text = chat_llm_get(model).complete(
         [
             {"role": "system", "content": SYSTEM_PROMPT.format(language=language)},

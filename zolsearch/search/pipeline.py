@@ -19,7 +19,7 @@ from zolsearch.search.stages.base import SearchRequest, SearchState, Stage, Stop
 from zolsearch.search.stages.compose import ComposeStage
 from zolsearch.search.stages.generate import GenerationStage
 from zolsearch.search.stages.quality_gate import GateStage
-from zolsearch.search.stages.rerank import CragStage, KeywordRescueStage, RerankCutStage, RerankStage
+from zolsearch.search.stages.rerank import CragStage, FilcoStage, KeywordRescueStage, RerankCutStage, RerankStage
 from zolsearch.search.stages.retrieval import DenseRetrievalStage, EmbedQueryStage, FusionStage, LexicalRetrievalStage
 from zolsearch.search.stages.safety import InputGuardStage, OutputGuardStage, RedFlagModelStage, RedFlagStage
 from zolsearch.search.stages.taxonomy import TaxonomyStage
@@ -57,6 +57,7 @@ STAGES: tuple[Stage, ...] = (
     RerankStage(),
     RerankCutStage(),
     CragStage(),
+    FilcoStage(),
     GenerationStage(),
     OutputGuardStage(),
     GateStage(),

@@ -90,6 +90,7 @@ class SearchState:
     fused: list[tuple[int, float]] = field(default_factory=list)
     chunks: dict[int, Chunk] = field(default_factory=dict)
     rerank: dict[int, float] = field(default_factory=dict)  # chunk id → reranker score
+    filtered: dict[int, str] = field(default_factory=dict)  # chunk id → its text after FILCO
     draft: Draft | None = None
     documents_text: str = ""  # the draft before graph facts were pinned (what the gate scores)
     gate: GateResult | None = None

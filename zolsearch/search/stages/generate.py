@@ -18,7 +18,7 @@ class GenerationStage(Stage):
     """Extractive answer, or the LLM when configured (falling back to extractive on failure)."""
 
     name = "generate"
-    reads = frozenset({"request", "language", "config", "fused", "chunks", "pinned"})
+    reads = frozenset({"request", "language", "config", "fused", "chunks", "pinned", "filtered"})
     adds = frozenset({"draft", "documents_text"})
 
     def run(self, state: SearchState) -> None:
@@ -26,7 +26,11 @@ class GenerationStage(Stage):
         if state.config.generator == "llm" and state.config.llm_model:
             try:
                 state.draft = answer_llm(
-                    question=state.request.question, language=state.language, chunks=top, model=state.config.llm_model
+                    question=state.request.question,
+                    language=state.language,
+                    chunks=top,
+                    model=state.config.llm_model,
+                    texts=state.filtered,
                 )
                 self._pin(state)
                 return
@@ -39,6 +43,7 @@ class GenerationStage(Stage):
             chunks=top,
             max_sentences=state.config.answer_max_sentences,
             exclude_names=self._other_departments(state),
+            texts=state.filtered,
         )
         if not state.draft.text:
             raise StopPipeline(Outcome.NO_RESULTS, "the passages found contain no usable sentence")

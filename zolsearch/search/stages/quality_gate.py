@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from zolsearch.search import selectors
 from zolsearch.search.contract import Outcome
 from zolsearch.search.gate import gate_score
@@ -19,7 +21,7 @@ class GateStage(Stage):
     """
 
     name = "gate"
-    reads = frozenset({"draft", "documents_text", "query_vector", "provider", "config", "language"})
+    reads = frozenset({"draft", "documents_text", "query_vector", "provider", "config", "language", "filtered"})
     adds = frozenset({"gate"})
 
     def applies(self, state: SearchState) -> bool:
@@ -28,7 +30,16 @@ class GateStage(Stage):
     def run(self, state: SearchState) -> None:
         assert state.draft is not None and state.query_vector is not None
         answer_vector = state.provider.embed_passages([answer_plain(state.documents_text or state.draft.text)])[0]
-        stored = selectors.chunk_vectors(ids=state.draft.cited_chunk_ids, model_key=state.provider.key)
+        cited = state.draft.cited_chunk_ids
+        # The context the answer was written from: FILCO's text of a filtered chunk (embedded
+        # now), else the chunk's stored vector (computed at ingestion).
+        filtered = [i for i in cited if i in state.filtered]
+        stored = selectors.chunk_vectors(
+            ids=[i for i in cited if i not in state.filtered], model_key=state.provider.key
+        )
+        if filtered:
+            fresh = state.provider.embed_passages([state.filtered[i] for i in filtered])
+            stored = np.vstack([fresh, stored]) if len(stored) else fresh
         context_vector = stored.mean(axis=0) if len(stored) else answer_vector * 0
         state.gate = gate_score(
             answer=answer_vector,

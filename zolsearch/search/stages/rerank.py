@@ -1,16 +1,20 @@
-"""Corrective retrieval: keyword rescue (seed 003), reranking (design step 5) and CRAG (design
-step 6, Yan et al., "Corrective Retrieval Augmented Generation", 2024)."""
+"""Corrective retrieval: keyword rescue (seed 003), reranking (design step 5), CRAG (design
+step 6, Yan et al., "Corrective Retrieval Augmented Generation", 2024) and FILCO (design step 7)."""
 
 from __future__ import annotations
 
 import logging
 import re
 
+import numpy as np
+
 from core.providers.rerank import RerankUnavailable, reranker_get
-from core.text import STOPWORDS, text_normalise
+from core.text import STOPWORDS, sentences_split, text_normalise
 from ingestion.models import Chunk
 from zolsearch.search import selectors
 from zolsearch.search.contract import Intent, Outcome
+from zolsearch.search.filco import filco_keep
+from zolsearch.search.generation import chunk_source_text
 from zolsearch.search.rerank import rerank_candidates
 from zolsearch.search.stages.base import SearchState, Stage, StopPipeline
 from zolsearch.search.stages.retrieval import authority_applies, dense_retrieve, fuse, lexical_retrieve, retrieval_depth
@@ -240,3 +244,52 @@ class CragStage(Stage):
         if confidence > crag_confidence([state.rerank[i] for i, _ in state.fused]):
             state.dense, state.lexical, state.fused, state.rerank = dense, lexical, refined, scores
             state.chunks = {i: chunks[i] for i, _ in refined}
+
+
+class FilcoStage(Stage):
+    """FILCO (:mod:`zolsearch.search.filco`) on the chunks the answer is written from: the
+    filtered text of each (``filtered``: chunk id → text) feeds generation and the gate. Bypassed
+    for questions of fewer than ``filco_min_words`` words, for languages in
+    ``filco_bypass_languages``, and per chunk when the chunk's language differs from the
+    question's (cross-lingual)."""
+
+    name = "filco"
+    reads = frozenset({"request", "language", "config", "provider", "query_vector", "search_vector", "fused", "chunks"})
+    adds = frozenset({"filtered"})
+
+    def applies(self, state: SearchState) -> bool:
+        config = state.config
+        return (
+            config.filco_enabled
+            and state.query_vector is not None
+            and len(_WORD.findall(state.request.question)) >= config.filco_min_words
+            and state.language not in config.filco_bypass_languages
+        )
+
+    def run(self, state: SearchState) -> None:
+        config = state.config
+        chunks = [state.chunks[i] for i, _ in state.fused[: config.answer_chunks] if i in state.chunks]
+        per_chunk = [
+            (chunk, sentences_split(chunk_source_text(chunk)))
+            for chunk in chunks
+            if (chunk.language or state.language) == state.language
+        ]
+        per_chunk = [(chunk, sentences) for chunk, sentences in per_chunk if len(sentences) > config.filco_min_kept]
+        if not per_chunk:
+            return
+        vectors = state.provider.embed_passages([s for _, sentences in per_chunk for s in sentences])
+        question = state.search_vector if state.search_vector is not None else state.query_vector
+        assert question is not None
+        scores = vectors @ question.astype(np.float32)
+        offset, removed = 0, 0
+        for chunk, sentences in per_chunk:
+            mask = filco_keep(
+                [float(s) for s in scores[offset : offset + len(sentences)]],
+                threshold=config.filco_threshold,
+                max_removed=config.filco_max_removed,
+                min_kept=config.filco_min_kept,
+            )
+            offset += len(sentences)
+            removed += mask.count(False)
+            state.filtered[chunk.id] = " ".join(s for s, keep in zip(sentences, mask, strict=True) if keep)
+        state.trace.retrieval.filco_removed = removed

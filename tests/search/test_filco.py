@@ -1,0 +1,47 @@
+"""FILCO: the keep rule on hand-made scores, and the stage on the real corpus and model."""
+
+from __future__ import annotations
+
+import pytest
+
+from zolsearch.search.config import pipeline_config_default
+from zolsearch.search.filco import filco_keep
+from zolsearch.search.pipeline import SearchRequest, pipeline_run
+
+
+def test_lowest_sentences_go_first_within_the_limits() -> None:
+    scores = [0.9, 0.1, 0.2, 0.05, 0.8, 0.15]
+    # below 0.3: indexes 3 (0.05), 1 (0.1), 5 (0.15), 2 (0.2); at most 50 % of 6 = 3 removed
+    assert filco_keep(scores, threshold=0.3, max_removed=0.5, min_kept=2) == [True, False, True, False, True, False]
+    # at least 5 kept: only the lowest goes
+    assert filco_keep(scores, threshold=0.3, max_removed=0.5, min_kept=5) == [True, True, True, False, True, True]
+    assert filco_keep(scores, threshold=0.0, max_removed=0.5, min_kept=2) == [True] * 6  # nothing below
+    assert filco_keep([0.1, 0.1], threshold=0.5, max_removed=1.0, min_kept=2) == [True, True]
+    with pytest.raises(ValueError):
+        filco_keep(scores, threshold=0.3, max_removed=1.5, min_kept=2)
+
+
+@pytest.mark.django_db
+def test_the_stage_filters_answer_chunks_and_feeds_generation_and_the_gate() -> None:
+    """GIVEN FILCO on with a threshold every sentence is under
+    WHEN a question is answered THEN each answer chunk loses at most half its sentences (at
+    least 2 kept), the answer quotes only kept sentences, and the gate scored that context.
+    A question of 4 words is bypassed."""
+    config = pipeline_config_default().with_overrides(filco_enabled=True, filco_threshold=1.0, crag_enabled=False)
+    question = "Which signs and symptoms do people with ABCD syndrome have?"
+    state = pipeline_run(request=SearchRequest(question=question, language="en"), config=config)
+    assert state.filtered and state.trace.retrieval.filco_removed
+    from core.text import sentences_split
+    from zolsearch.search.generation import answer_plain, chunk_source_text
+
+    for chunk_id, text in state.filtered.items():
+        before = sentences_split(chunk_source_text(state.chunks[chunk_id]))
+        after = sentences_split(text)
+        assert len(after) >= min(2, len(before)) and len(after) >= len(before) - len(before) // 2
+    kept = {s for text in state.filtered.values() for s in sentences_split(text)}
+    removed = {s for i in state.filtered for s in sentences_split(chunk_source_text(state.chunks[i]))} - kept
+    answer = answer_plain(state.documents_text or (state.draft.text if state.draft else ""))
+    assert removed and not any(s in answer for s in removed if len(s) > 20)
+    assert state.gate is not None
+    short = pipeline_run(request=SearchRequest(question="ABCD syndrome symptoms", language="en"), config=config)
+    assert not short.filtered and short.trace.retrieval.filco_removed is None
