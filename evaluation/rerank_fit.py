@@ -6,6 +6,8 @@ fused pool of ``rerank_depth`` plus keyword rescue), every candidate gets its re
 question's own MedQuAD QA pair when it is among the candidates, else any page whose url grade
 against the expected urls is ≥ 0.5 (:func:`evaluation.metrics.retrieval.url_grade`).
 
+- Folds: 5-fold ``GroupKFold`` grouped by the original question (a paraphrase shares its
+  question's fold), so no QA pair is in train and test.
 - Weights: scikit-learn ``LogisticRegression`` (L2, C = 1) on all candidates, every dev set
   weighing the same and every question within a set the same (:func:`_weights`); its quality is
   the 5-fold cross-validation grouped by question (no question in train and test): ROC AUC of
@@ -104,12 +106,17 @@ def rerank_questions_collect(
     return questions
 
 
+def _original(qid: str) -> str:
+    """The qid of the question a paraphrased or noisy variant was made from."""
+    return re.split(r":(?:para|noisy)-", qid)[0]
+
+
 def _labels(item: GoldenItem, documents: Sequence[Document]) -> np.ndarray:
     """1 for a relevant candidate: the question's own document when the golden qid names one
     (MedQuAD: one QA pair per document, all pairs of a page share its url, and the answer must
     come from the pair that answers the question type asked; paraphrased variants keep the
     original qid before ``:para-``/``:noisy-``), else any page whose url grade is ≥ 0.5."""
-    own = re.split(r":(?:para|noisy)-", item.qid)[0]
+    own = _original(item.qid)
     if any(d.external_id == own for d in documents):
         return np.array([d.external_id == own for d in documents], dtype=np.int64)
     return np.array([url_grade(d.url, item.expected_urls) >= RELEVANT_GRADE for d in documents], dtype=np.int64)
@@ -140,7 +147,7 @@ def _fit(questions: Sequence[Question]) -> LogisticRegression:
 
 
 def rerank_fit(
-    *, questions: Sequence[Question], sets: Sequence[str], max_false_refusal: float = 0.02
+    *, questions: Sequence[Question], sets: Sequence[str], max_false_refusal: float = 0.02, embedding_model: str = ""
 ) -> dict[str, Any]:
     """Weights, cross-validated evidence and CRAG thresholds (see the module docstring).
 
@@ -149,7 +156,11 @@ def rerank_fit(
         raise ValueError(f"need at least 10 dev questions with candidates, got {len(questions)}")
     if not any(q.y.any() for q in questions):
         raise ValueError("no candidate of any dev question is relevant: is the corpus ingested?")
-    groups = np.concatenate([[n] * len(q.y) for n, q in enumerate(questions)])
+    # Group by the original question: a paraphrase (":para-nl") of a question is the same QA
+    # pair, so it must fall in the same fold as the question itself.
+    originals = {own: n for n, own in enumerate(dict.fromkeys(_original(q.qid) for q in questions))}
+    groups = np.concatenate([[originals[_original(q.qid)]] * len(q.y) for q in questions])
+    positions = np.concatenate([[n] * len(q.y) for n, q in enumerate(questions)])
     x_all = np.vstack([q.x for q in questions])
     y_all = np.concatenate([q.y for q in questions])
     weights = _weights(questions)
@@ -159,7 +170,7 @@ def rerank_fit(
         oof[test] = model.predict_proba(x_all[test])[:, 1]
     fused_orders, reranked_orders, confidences, top1, top3 = [], [], [], [], []
     for n, question in enumerate(questions):
-        scores = oof[groups == n]
+        scores = oof[positions == n]
         order = np.argsort(-scores, kind="stable")
         fused_orders.append(question.y)
         reranked_orders.append(question.y[order])
@@ -187,8 +198,11 @@ def rerank_fit(
         }
         for lang in languages
     }
+    fitted_at = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
     return {
         "key": MODEL_KEY,
+        "version": fitted_at,
+        "embedding_model": embedding_model,
         "weights": {name: round(float(w), 6) for name, w in zip(FEATURE_NAMES, final.coef_[0], strict=True)},
         "intercept": round(float(final.intercept_[0]), 6),
         "crag": {
@@ -215,7 +229,7 @@ def rerank_fit(
             },
         },
         "evidence": {
-            "fitted_at": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
+            "fitted_at": fitted_at,
             "sets": list(sets),
             "questions": len(questions),
             "candidates": int(len(y_all)),

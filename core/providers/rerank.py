@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 import math
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -66,7 +67,8 @@ class FeatureReranker:
     """Logistic regression over :data:`FEATURE_NAMES`: ``p = σ(b + Σ w_i · x_i)``.
 
     ``weights``: feature name → weight; ``intercept``: b. Built from the fitted JSON file by
-    :func:`reranker_get`. ``key`` names the model and its file's version.
+    :func:`reranker_get`. ``key`` names the model (``features-lr``); the file records its
+    version (fit time) and the embedding model it was fitted with.
     """
 
     def __init__(self, *, key: str, weights: dict[str, float], intercept: float) -> None:
@@ -96,9 +98,8 @@ class HttpReranker:
         self.key = f"http:{model}"
         self.model, self.api, self.timeout_s = model, api, timeout_s
         self._url = base_url.rstrip("/") + "/rerank"
-        self._session = requests.Session()
-        if api_key:
-            self._session.headers["Authorization"] = f"Bearer {api_key}"
+        self._api_key = api_key
+        self._local = threading.local()  # requests does not promise a Session is thread-safe
         self._post = retry(
             retry=retry_if_exception_type(requests.ConnectionError),
             stop=stop_after_attempt(1 + retries),
@@ -106,8 +107,16 @@ class HttpReranker:
             reraise=True,
         )(self._post_once)
 
+    def _session(self) -> requests.Session:
+        session = getattr(self._local, "session", None)
+        if session is None:
+            session = self._local.session = requests.Session()
+            if self._api_key:
+                session.headers["Authorization"] = f"Bearer {self._api_key}"
+        return session
+
     def _post_once(self, body: dict[str, Any]) -> Any:
-        response = self._session.post(self._url, json=body, timeout=self.timeout_s)
+        response = self._session().post(self._url, json=body, timeout=self.timeout_s)
         response.raise_for_status()
         return response.json()
 

@@ -47,7 +47,7 @@ def test_reranker_orders_the_candidates_and_keeps_top_k() -> None:
     scores = [state.rerank[i] for i, _ in state.fused]
     assert scores == sorted(scores, reverse=True) and all(0.0 < s < 1.0 for s in scores)
     assert state.chunks[state.fused[0][0]].document.external_id.startswith("medquad:GARD:0000004")
-    assert state.timings_ms["rerank"] >= 0 and "crag" in state.timings_ms
+    assert "rerank" in state.timings_ms and "crag" in state.timings_ms
 
 
 def test_think_harder_reranks_a_deeper_pool() -> None:

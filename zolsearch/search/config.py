@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -18,6 +19,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from core.providers.embeddings import embedding_provider_get
 from ingestion.selectors import source_priorities
+
+logger = logging.getLogger(__name__)
 
 
 class ConfigInvalid(ValueError):
@@ -61,9 +64,9 @@ class PipelineConfig(BaseModel):
       ``keyword_rescue_max_chunks`` chunks join the candidates (seed 003).
     - ``crag_enabled`` / ``crag_upper`` / ``crag_lower``: CRAG (Yan et al., 2024) over the
       rerank scores: confidence ≥ upper → correct; < lower → incorrect (fallback that routes to a
-      human); else ambiguous → retrieve again deeper and without filters, accepted when the
-      refined confidence ≥ lower. Thresholds come from the reranker's calibration (its model
-      file), never from code; ``None`` (no calibration for the scorer) bypasses CRAG.
+      human); else ambiguous → retrieve again deeper (the caller's filters kept), stopped when
+      the refined confidence < lower, else the more confident ranking is kept. Thresholds come
+      from the reranker's calibration (its model file), never from code; ``None`` (no calibration for the scorer) bypasses CRAG.
       ``crag_bypass_languages``: languages CRAG skips. ``rerank_languages``: the languages the
       reranker serves (from its calibration; empty: all): questions in others keep the fused
       order and skip CRAG.
@@ -202,7 +205,11 @@ def gate_thresholds_by_language_for(model_key: str) -> dict[str, float]:
         data = _gate_calibration(str(path), path.stat().st_mtime_ns)
     except OSError:
         return {}
-    return {str(k): float(v) for k, v in (data.get(model_key) or {}).get("thresholds", {}).items()}
+    entry = data.get(model_key) if isinstance(data, dict) else None
+    thresholds = entry.get("thresholds") if isinstance(entry, dict) else None
+    if not isinstance(thresholds, dict):
+        return {}
+    return {str(k): float(v) for k, v in thresholds.items() if isinstance(v, int | float) and -1.0 <= v <= 2.0}
 
 
 def gate_threshold_for(model_key: str) -> float:
@@ -211,12 +218,37 @@ def gate_threshold_for(model_key: str) -> float:
 
 
 @lru_cache(maxsize=4)
-def _crag_calibration(path: str, mtime_ns: int) -> dict[str, Any]:
-    """The ``crag`` entry of the model file (cached per path and modification time)."""
+def _model_file(path: str, mtime_ns: int) -> dict[str, Any]:
+    """The reranker's model file as a dict (cached per path and modification time); ``{}``
+    when it is not a JSON object."""
     try:
-        return dict(json.loads(Path(path).read_text(encoding="utf-8")).get("crag") or {})
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
     except ValueError:
         return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _crag_calibration(path: str, mtime_ns: int) -> dict[str, Any]:
+    """The ``crag`` entry of the model file."""
+    crag = _model_file(path, mtime_ns).get("crag")
+    return dict(crag) if isinstance(crag, dict) else {}
+
+
+def reranker_for(name: str, *, embedding_model: str) -> str:
+    """``name``, or "" (fused order) when it is the feature reranker and its model file was fitted
+    on another embedding model's vectors (its dense weights and CRAG thresholds are on that
+    model's cosine scale). A file without the field is taken as it is."""
+    if name != "features-lr":
+        return name
+    path = Path(settings.RERANK_MODEL_PATH)
+    try:
+        fitted = _model_file(str(path), path.stat().st_mtime_ns).get("embedding_model") or ""
+    except OSError:
+        return name  # the rerank stage reports the missing file on the trace
+    if fitted and fitted != embedding_model:
+        logger.warning("reranker %s was fitted on %s, not %s: fused order", path, fitted, embedding_model)
+        return ""
+    return name
 
 
 def reranker_calibration(name: str) -> dict[str, Any]:
@@ -231,6 +263,9 @@ def reranker_calibration(name: str) -> dict[str, Any]:
         crag = _crag_calibration(str(path), path.stat().st_mtime_ns)
     except OSError:
         return {}
+    bounds = [crag.get(k, 0.0) for k in ("crag_upper", "crag_lower")]
+    if not all(isinstance(v, int | float) and 0.0 <= v <= 1.0 for v in bounds):
+        return {}  # out of range: no calibration (CRAG bypassed) rather than failing every request
     keys = ("crag_upper", "crag_lower", "crag_bypass_languages", "rerank_languages")
     return {k: (tuple(crag[k]) if k.endswith("_languages") else crag[k]) for k in keys if k in crag}
 
@@ -240,6 +275,7 @@ def pipeline_config_default() -> PipelineConfig:
     model_key = embedding_provider_get().key
     use_llm = bool(settings.LLM_MODEL and settings.LLM_BASE_URL)
     use_guard_model = bool(settings.GUARD_MODEL and settings.GUARD_BASE_URL)
+    reranker = reranker_for(settings.RERANKER, embedding_model=model_key)
     return PipelineConfig(
         embedding_model=model_key,
         gate_threshold=gate_threshold_for(model_key),
@@ -254,6 +290,6 @@ def pipeline_config_default() -> PipelineConfig:
         guard_model=settings.GUARD_MODEL if use_guard_model else "",
         guard_fail_open=settings.GUARD_FAIL_OPEN,
         source_priorities=source_priorities(),
-        reranker=settings.RERANKER,
-        **reranker_calibration(settings.RERANKER),
+        reranker=reranker,
+        **reranker_calibration(reranker),
     )

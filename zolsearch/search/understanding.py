@@ -9,8 +9,8 @@ and a reduced query for long consumer messages.
   question type, reduced query; hand-written nl/en/fr) plus, for the question type, the
   ``medquad-dev`` golden questions (MedQuAD's own ``qtype``; never the held-out set). Accuracy:
   ``benchmarks/understanding.py`` (cross-validated), ``docs/EVALUATION.md``.
-- **Reduced query** (:func:`query_reduce`): for a message of more than
-  :data:`REDUCE_MIN_WORDS` words, greetings, thanks and story sentences without a question
+- **Reduced query** (:func:`query_reduce`): for a message of :data:`REDUCE_MIN_WORDS` words or
+  more, greetings, thanks and story sentences without a question
   are dropped, then stop and filler words; what remains is the focus, the question's type
   words and the content words that matter (seed 003 §3). Shorter questions are kept as they are.
 """

@@ -55,7 +55,10 @@ class Command(BaseCommand):
             questions += rerank_questions_collect(items=chosen, config=config, set_name=str(spec))
         try:
             model = rerank_fit(
-                questions=questions, sets=list(options["sets"]), max_false_refusal=float(options["max_false_refusal"])
+                questions=questions,
+                sets=list(options["sets"]),
+                max_false_refusal=float(options["max_false_refusal"]),
+                embedding_model=config.embedding_model,
             )
         except ValueError as exc:
             raise CommandError(str(exc)) from exc

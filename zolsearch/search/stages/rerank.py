@@ -59,6 +59,7 @@ class KeywordRescueStage(Stage):
         )
         if not terms:
             return
+        terms = terms[: state.config.keyword_rescue_max_chunks]  # one BM25 query per term, bounded
         state.trace.retrieval.rescued_terms = terms
         limit = state.config.keyword_rescue_max_chunks
         added: list[int] = []
@@ -162,15 +163,15 @@ def crag_confidence(scores: list[float]) -> float:
 
 
 class RerankCutStage(Stage):
-    """Without a reranker for the question, keep the fused ``top_k`` (the fusion kept the
-    reranker's deeper pool)."""
+    """Without a reranker for the question, keep the fused ``top_k`` (or ``think_harder_top_k``;
+    the fusion kept the reranker's deeper pool)."""
 
     name = "rerank_cut"
     reads = frozenset({"request", "language", "config", "fused", "chunks"})
     adds = frozenset({"fused", "chunks"})
 
     def applies(self, state: SearchState) -> bool:
-        return bool(state.config.reranker) and not reranker_serves(state)
+        return not reranker_serves(state)
 
     def run(self, state: SearchState) -> None:
         state.fused = state.fused[: retrieval_depth(state)[3]]
@@ -178,8 +179,9 @@ class RerankCutStage(Stage):
 
 
 class CragStage(Stage):
-    """Correct → answer; ambiguous → retrieve again deeper and without filters, reranked, and
-    accept when the refined confidence reaches the lower threshold; incorrect → stop with the
+    """Correct → answer; ambiguous → retrieve again deeper (100 → 20), rerank, stop when the
+    refined confidence is below the lower threshold, else keep the more confident of the two
+    rankings; incorrect → stop with the
     fallback that routes to a human (``no_results``). Bypassed for graph-routed doctor
     lookups, for languages in ``crag_bypass_languages``, when the reranker failed, and when
     the scorer has no calibrated thresholds."""
@@ -217,16 +219,13 @@ class CragStage(Stage):
 
     @staticmethod
     def _refine(state: SearchState) -> None:
-        """Deeper pools without the request's filters; keep the refined set when it is at least
-        ambiguous, else stop (``no_results``)."""
+        """Deeper pools (the caller's source and language filters still apply: they are the
+        asker's constraints); stop (``no_results``) when the refined confidence is below the
+        lower threshold, else go on with whichever ranking is more confident."""
         config = state.config
         n_dense, n_lexical, keep_fused, keep = retrieval_depth(state, deeper=True)
-        dense = (
-            dense_retrieve(state, limit=n_dense, relaxed=True)
-            if config.dense_enabled and state.query_vector is not None
-            else []
-        )
-        lexical = lexical_retrieve(state, limit=n_lexical, relaxed=True)[1] if config.lexical_enabled else []
+        dense = dense_retrieve(state, limit=n_dense) if config.dense_enabled and state.query_vector is not None else []
+        lexical = lexical_retrieve(state, limit=n_lexical)[1] if config.lexical_enabled else []
         fused, chunks = fuse(state, dense=dense, lexical=lexical, keep=keep_fused)
         state.trace.retrieval.crag_refined = True
         try:

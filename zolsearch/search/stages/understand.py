@@ -3,12 +3,17 @@ question type and the reduced query of a long message (design step 2)."""
 
 from __future__ import annotations
 
+import logging
+
 from django.conf import settings
 
 from core.language import language_detect
+from core.providers.embeddings import EmbeddingUnavailable
 from zolsearch.search.contract import Intent, UnderstandingTrace
 from zolsearch.search.stages.base import SearchState, Stage
 from zolsearch.search.understanding import understanding_model_get
+
+logger = logging.getLogger(__name__)
 
 
 class UnderstandStage(Stage):
@@ -37,8 +42,15 @@ class QueryUnderstandingStage(Stage):
 
     def run(self, state: SearchState) -> None:
         assert state.query_vector is not None
-        model = understanding_model_get(state.provider)
-        understood = model.understand(text=state.request.question, vector=state.query_vector, language=state.language)
+        try:
+            model = understanding_model_get(state.provider)
+            understood = model.understand(
+                text=state.request.question, vector=state.query_vector, language=state.language
+            )
+        except (OSError, ValueError, KeyError, EmbeddingUnavailable) as exc:
+            # Understanding helps ranking; without it the question is still searched as typed.
+            logger.warning("query understanding unavailable, searching the question as typed: %s", exc)
+            return
         state.trace.understanding = UnderstandingTrace(
             intent=understood.intent,
             intent_confidence=understood.intent_confidence,
