@@ -71,6 +71,11 @@ GUARD_FAILURES_TOTAL = Counter(
     "Safety-model calls that failed (timeout, connection, bad reply), by stage and the policy applied (open, closed).",
     ["stage", "policy"],
 )
+SEMANTIC_CACHE_TOTAL = Counter(
+    "zolsearch_semantic_cache_total",
+    "Semantic cache lookups of live requests, by result (hit, miss); hit rate = hit / (hit + miss).",
+    ["result"],
+)
 RED_FLAGS_TOTAL = Counter(
     "zolsearch_red_flags_total",
     "Requests routed to a phone number before search, by category (emergency, urgent, poison, suicide).",

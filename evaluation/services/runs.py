@@ -79,7 +79,8 @@ def evaluation_run_create(
     if count == 0:
         raise ValueError(f"{golden_set} has no questions")
     golden_set_freeze(golden_set=golden_set)
-    config = config or pipeline_config_default()
+    # A run measures the pipeline itself: it never reads or writes the semantic cache.
+    config = (config or pipeline_config_default()).with_overrides(semantic_cache_enabled=False)
     run = EvaluationRun(
         golden_set=golden_set,
         label=label[:200],

@@ -79,6 +79,10 @@ class PipelineConfig(BaseModel):
       chunks (seed 004: at most 50 % removed, at least 2 kept, bypass for ≤ 4-word questions).
       Off by default: its threshold (cosine of sentence and question) is provisional until it
       is calibrated and its effect measured in an ablation study.
+    - ``semantic_cache_enabled`` / ``semantic_cache_min_cosine``: serve a stored answer to a
+      question whose vector has cosine ≥ the minimum with a cached one under the same
+      configuration, index version and language (after the safety stages; live API only:
+      evaluation runs, studies and batch runs bypass it). 0.97 is provisional, not calibrated.
     - ``language_boost``: a candidate written in the question's language has its fused score
       multiplied by ``1 + language_boost`` (0: off).
 
@@ -132,6 +136,8 @@ class PipelineConfig(BaseModel):
     crag_lower: float | None = Field(default=None, ge=0.0, le=1.0)
     crag_bypass_languages: tuple[str, ...] = ()
     rerank_languages: tuple[str, ...] = ()
+    semantic_cache_enabled: bool = True
+    semantic_cache_min_cosine: float = Field(default=0.97, ge=-1.0, le=1.0)
     filco_enabled: bool = False
     filco_threshold: float = Field(default=0.25, ge=-1.0, le=1.0)
     filco_max_removed: float = Field(default=0.5, ge=0.0, le=1.0)

@@ -150,7 +150,8 @@ class RetrievalTrace(_Trace):
     ``crag_confidence`` (0.5·top + 0.3·mean(top 3) + 0.2·gap of the rerank scores, [0, 1]),
     ``crag_action`` (correct, ambiguous, incorrect, bypass, off), ``crag_refined`` (the
     ambiguous case retrieved again with deeper, relaxed pools) and ``crag_refined_confidence``;
-    ``filco_removed``: sentences FILCO dropped from the answer chunks (None: FILCO did not run)."""
+    ``filco_removed``: sentences FILCO dropped from the answer chunks (None: FILCO did not run);
+    ``cache_hit_id``: the semantic cache entry the answer was served from (None: computed)."""
 
     reranker: str = ""
     rerank_error: str = ""
@@ -161,6 +162,7 @@ class RetrievalTrace(_Trace):
     crag_refined: bool = False
     crag_refined_confidence: float | None = None
     filco_removed: int | None = None
+    cache_hit_id: int | None = None
 
 
 class AnswerTrace(_Trace):

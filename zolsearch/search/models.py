@@ -5,6 +5,7 @@ from __future__ import annotations
 import uuid
 
 from django.db import models
+from pgvector.django import VectorField
 
 from zolsearch.search.contract import Generator, Outcome, RedFlagCategory, RefusalReason
 
@@ -57,3 +58,31 @@ class Answer(models.Model):
 
     def __str__(self) -> str:
         return f"{self.question[:60]} ({self.outcome})"
+
+
+class SemanticCacheEntry(models.Model):
+    """A served answer kept for questions that mean the same (design: semantic cache).
+
+    Keyed by the vector of the normalised question (``vector``: case, accents and punctuation
+    folded, embedded by ``model_key``; dimensions vary by model), the exact pipeline configuration (``config_hash``), the indexed content
+    (``index_version``: it changes with every ingestion that changes a document, so ingestion
+    invalidates the cache) and the question's language. ``payload``: the draft (text, citations,
+    cited chunk ids, generator and model) and the gate result. Written for live API answers
+    only; evaluation runs and studies never read it.
+    """
+
+    model_key = models.CharField(max_length=128)
+    config_hash = models.CharField(max_length=64)
+    index_version = models.CharField(max_length=32)
+    language = models.CharField(max_length=8)
+    question = models.TextField()
+    vector = VectorField()
+    payload = models.JSONField()
+    hits = models.PositiveIntegerField(default=0)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["model_key", "config_hash", "index_version", "language"])]
+
+    def __str__(self) -> str:
+        return f"{self.question[:60]} ({self.hits} hits)"

@@ -16,6 +16,7 @@ from core.providers.embeddings import EmbeddingModelMismatch, embedding_provider
 from zolsearch.search import selectors
 from zolsearch.search.config import PipelineConfig
 from zolsearch.search.stages.base import SearchRequest, SearchState, Stage, Stop, StopPipeline
+from zolsearch.search.stages.cache import SemanticCacheStage
 from zolsearch.search.stages.compose import ComposeStage
 from zolsearch.search.stages.generate import GenerationStage
 from zolsearch.search.stages.quality_gate import GateStage
@@ -50,6 +51,7 @@ STAGES: tuple[Stage, ...] = (
     QueryUnderstandingStage(),
     RedFlagModelStage(),
     InputGuardStage(),
+    SemanticCacheStage(),
     DenseRetrievalStage(),
     LexicalRetrievalStage(),
     FusionStage(),
@@ -97,7 +99,9 @@ def pipeline_run(*, request: SearchRequest, config: PipelineConfig) -> SearchSta
     state = SearchState(request=request, config=config, provider=provider)
     started = time.perf_counter()
     for stage in STAGES:
-        if (state.stop is not None and not stage.always) or not stage.applies(state):
+        if (state.stop is not None and not stage.always) or (state.cache_hit and stage.cached):
+            continue
+        if not stage.applies(state):
             continue
         t0 = time.perf_counter()
         try:

@@ -24,7 +24,7 @@ from ingestion.models import Chunk, ChunkEmbedding
 from zolsearch.search.contract import AnswerTrace, Intent, Outcome
 from zolsearch.search.generation import answer_plain, chunk_source_text
 from zolsearch.search.messages import emergency_notice
-from zolsearch.search.models import Answer
+from zolsearch.search.models import Answer, SemanticCacheEntry
 
 BM25_INDEX_NAME = "chunk_bm25_idx"
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
@@ -238,3 +238,23 @@ def answer_material(*, answer: Answer) -> AnswerMaterial | None:
     if not plain and not facts:
         return None
     return AnswerMaterial(question=answer.question, text=plain or answer_plain(text), context=context, facts=facts)
+
+
+def cache_entry_nearest(
+    *, vector: np.ndarray, model_key: str, config_hash: str, index_version: str, language: str, min_cosine: float
+) -> SemanticCacheEntry | None:
+    """The cached answer whose question vector is nearest ``vector`` (``(d,)`` float32 of
+    ``model_key``) under the same configuration, index version and language, when its cosine
+    is ≥ ``min_cosine`` (in [-1, 1]); else None. One query."""
+    typed = Cast("vector", VectorField(dimensions=int(vector.shape[0])))
+    entry = (
+        SemanticCacheEntry.objects.filter(
+            model_key=model_key, config_hash=config_hash, index_version=index_version, language=language
+        )
+        .annotate(distance=CosineDistance(typed, vector.tolist()))
+        .order_by("distance")
+        .first()
+    )
+    if entry is None or 1.0 - float(entry.distance) < min_cosine:
+        return None
+    return entry

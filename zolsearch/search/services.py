@@ -6,13 +6,16 @@ evaluation can subscribe (background judging) without the pipeline importing eva
 
 from __future__ import annotations
 
+import dataclasses
+
 from django.db import transaction
+from django.db.models import F
 from django.dispatch import Signal
 
 from zolsearch.search.config import PipelineConfig, pipeline_config_default
-from zolsearch.search.contract import Outcome
+from zolsearch.search.contract import Generator, Outcome
 from zolsearch.search.metrics import search_observe
-from zolsearch.search.models import Answer
+from zolsearch.search.models import Answer, SemanticCacheEntry
 from zolsearch.search.pipeline import SearchRequest, SearchState, pipeline_run
 
 answer_stored = Signal()  # sender=Answer, answer=<Answer>; sent on commit
@@ -83,5 +86,52 @@ def search_answer(
     Raises ``InvalidQuestion``, ``IndexEmpty``, ``EmbeddingModelMismatch`` or
     ``EmbeddingUnavailable`` (nothing stored).
     """
-    state = pipeline_run(request=request, config=config or pipeline_config_default())
-    return state, answer_record(state=state, channel=channel)
+    config = config or pipeline_config_default()
+    if channel != Answer.Channel.API and config.semantic_cache_enabled:
+        # Evaluation runs, studies and batch runs measure the pipeline itself (and batch runs
+        # need its ranking): they never read or write the cache.
+        config = config.with_overrides(semantic_cache_enabled=False)
+    state = pipeline_run(request=request, config=config)
+    answer = answer_record(state=state, channel=channel)
+    if state.trace.retrieval.cache_hit_id is not None:
+        SemanticCacheEntry.objects.filter(pk=state.trace.retrieval.cache_hit_id).update(hits=F("hits") + 1)
+    elif config.semantic_cache_enabled and channel == Answer.Channel.API:
+        cache_entry_store(state=state)
+    return state, answer
+
+
+def cache_entry_store(*, state: SearchState) -> SemanticCacheEntry | None:
+    """Keep an answered, gate-passed draft of ``state`` in the semantic cache (None when the
+    state is not cacheable: another outcome, no draft or vector, or the gate did not pass)."""
+    if (
+        state.outcome != Outcome.ANSWERED
+        or state.draft is None
+        or state.cache_vector is None
+        or state.generator not in (Generator.EXTRACTIVE, Generator.LLM)
+        or (state.gate is not None and not state.gate.passed)
+    ):
+        return None
+    draft = state.draft
+    payload = {
+        "draft": {
+            "text": draft.text,
+            "citations": [dataclasses.asdict(c) for c in draft.citations],
+            "cited_chunk_ids": list(draft.cited_chunk_ids),
+            "generator": str(draft.generator),
+            "model": draft.model,
+        },
+        "documents_text": state.documents_text,
+        "gate": state.gate.as_dict() if state.gate else None,
+    }
+    entry = SemanticCacheEntry(
+        model_key=state.provider.key,
+        config_hash=state.config.hash,
+        index_version=state.cache_index_version,
+        language=state.language,
+        question=state.request.question,
+        vector=state.cache_vector.tolist(),
+        payload=payload,
+    )
+    entry.full_clean()
+    entry.save()
+    return entry

@@ -91,6 +91,9 @@ class SearchState:
     chunks: dict[int, Chunk] = field(default_factory=dict)
     rerank: dict[int, float] = field(default_factory=dict)  # chunk id → reranker score
     filtered: dict[int, str] = field(default_factory=dict)  # chunk id → its text after FILCO
+    cache_hit: bool = False  # the draft and gate came from the semantic cache
+    cache_vector: np.ndarray | None = None  # vector of the normalised question (the cache key)
+    cache_index_version: str = ""  # the index version the lookup used (the store reuses it)
     draft: Draft | None = None
     documents_text: str = ""  # the draft before graph facts were pinned (what the gate scores)
     gate: GateResult | None = None
@@ -107,12 +110,15 @@ class SearchState:
 class Stage:
     """One pipeline step. ``name`` keys its timing; ``applies`` gates it on the config/state;
     ``reads``/``adds``: the :class:`SearchState` fields it reads and writes (``trace`` is
-    written by many and not declared); ``always``: runs even after a :class:`StopPipeline`."""
+    written by many and not declared); ``always``: runs even after a :class:`StopPipeline`;
+    ``cached``: skipped when the semantic cache served the draft (retrieval, generation and
+    their checks)."""
 
     name: str = "stage"
     reads: frozenset[str] = frozenset()
     adds: frozenset[str] = frozenset()
     always: bool = False
+    cached: bool = False
 
     def applies(self, state: SearchState) -> bool:
         return True

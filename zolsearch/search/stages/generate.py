@@ -18,6 +18,7 @@ class GenerationStage(Stage):
     """Extractive answer, or the LLM when configured (falling back to extractive on failure)."""
 
     name = "generate"
+    cached = True
     reads = frozenset({"request", "language", "config", "fused", "chunks", "pinned", "filtered"})
     adds = frozenset({"draft", "documents_text"})
 

@@ -21,6 +21,7 @@ class GateStage(Stage):
     """
 
     name = "gate"
+    cached = True
     reads = frozenset({"draft", "documents_text", "query_vector", "provider", "config", "language", "filtered"})
     adds = frozenset({"gate"})
 

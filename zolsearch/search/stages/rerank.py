@@ -44,6 +44,7 @@ class KeywordRescueStage(Stage):
     up to ``keyword_rescue_max_chunks`` new chunks join the candidates, after the fused ones."""
 
     name = "keyword_rescue"
+    cached = True
     reads = frozenset({"request", "search_query", "language", "config", "fused", "chunks"})
     adds = frozenset({"fused", "chunks"})
 
@@ -129,6 +130,7 @@ class RerankStage(Stage):
     :class:`RerankCutStage`)."""
 
     name = "rerank"
+    cached = True
     reads = frozenset(
         {"request", "search_query", "search_vector", "language", "config", "provider", "query_vector", "dense"}
         | {"lexical", "fused", "chunks", "intent", "qtype"}
@@ -167,6 +169,7 @@ class RerankCutStage(Stage):
     the fusion kept the reranker's deeper pool)."""
 
     name = "rerank_cut"
+    cached = True
     reads = frozenset({"request", "language", "config", "fused", "chunks"})
     adds = frozenset({"fused", "chunks"})
 
@@ -187,6 +190,7 @@ class CragStage(Stage):
     the scorer has no calibrated thresholds."""
 
     name = "crag"
+    cached = True
     reads = frozenset(
         {"request", "search_query", "search_vector", "language", "config", "provider", "query_vector", "intent"}
         | {"pinned", "rerank", "fused", "chunks", "qtype"}
@@ -253,6 +257,7 @@ class FilcoStage(Stage):
     question's (cross-lingual)."""
 
     name = "filco"
+    cached = True
     reads = frozenset({"request", "language", "config", "provider", "query_vector", "search_vector", "fused", "chunks"})
     adds = frozenset({"filtered"})
 

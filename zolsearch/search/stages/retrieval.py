@@ -108,6 +108,7 @@ class DenseRetrievalStage(Stage):
     """Nearest chunks by cosine over the HNSW index of the query model's vectors."""
 
     name = "dense"
+    cached = True
     reads = frozenset({"query_vector", "search_vector", "config", "provider", "request"})
     adds = frozenset({"dense"})
 
@@ -123,6 +124,7 @@ class LexicalRetrievalStage(Stage):
     """BM25 (ParadeDB) with the question language's stemmer, else PostgreSQL full text."""
 
     name = "lexical"
+    cached = True
     reads = frozenset({"request", "language", "config", "search_query"})
     adds = frozenset({"lexical", "lexical_backend"})
 
@@ -140,6 +142,7 @@ class FusionStage(Stage):
     query); keeps what the reranker reads (or ``top_k`` without one)."""
 
     name = "fusion"
+    cached = True
     reads = frozenset({"dense", "lexical", "config", "language", "request", "intent"})
     adds = frozenset({"fused", "chunks"})
 

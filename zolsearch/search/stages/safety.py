@@ -119,6 +119,7 @@ class OutputGuardStage(Stage):
     112 notice to drafts with another country's emergency instructions."""
 
     name = "output_guard"
+    cached = True
     reads = frozenset({"draft", "request", "config"})
     adds = frozenset({"refusal", "emergency_notice", "red_flag"})
 
