@@ -59,7 +59,8 @@ def test_a_run_answers_every_question_and_stores_every_metric(small_set) -> None
     run = evaluation_run_execute(run_id=run.pk, progress=lambda d, t: progress.append((d, t)))
     assert run.status == EvaluationRun.Status.SUCCEEDED, run.error
     assert progress[-1] == (7, 7) and run.done == 7
-    assert run.config == pipeline_config_default().as_dict() and run.config_hash == pipeline_config_default().hash
+    live = pipeline_config_default().with_overrides(semantic_cache_enabled=False)  # runs never use the cache
+    assert run.config == live.as_dict() and run.config_hash == live.hash
     assert run.judge_key.startswith("local-v1:") and run.code_version and run.golden_set_hash == small_set.content_hash
     results = {r.question.qid: r for r in EvaluationResult.objects.filter(run=run).select_related("question", "answer")}
     assert len(results) == 7
@@ -95,9 +96,11 @@ def test_a_run_with_an_override_is_stored_with_its_own_config(small_set) -> None
     config = config_overrides_parse(pairs=["dense_enabled=false", "top_k=5"], base=pipeline_config_default())
     run = evaluation_run_execute(run_id=evaluation_run_create(golden_set=small_set, config=config).pk)
     assert run.status == EvaluationRun.Status.SUCCEEDED
-    assert run.config["dense_enabled"] is False and run.config_hash == config.hash != pipeline_config_default().hash
+    stored = config.with_overrides(semantic_cache_enabled=False)
+    assert run.config["dense_enabled"] is False and run.config["semantic_cache_enabled"] is False
+    assert run.config_hash == stored.hash != pipeline_config_default().hash
     answer = EvaluationResult.objects.filter(run=run).exclude(answer=None).first().answer
-    assert answer.config_hash == config.hash and "dense" not in answer.timings_ms
+    assert answer.config_hash == stored.hash and "dense" not in answer.timings_ms
 
 
 def test_a_run_fails_with_the_reason_when_the_index_is_gone(small_set) -> None:  # type: ignore[no-untyped-def]
