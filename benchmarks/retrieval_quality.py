@@ -1,8 +1,9 @@
 """Retrieval quality of the online pipeline on a golden set, per language: MRR@10, success@1,
 NDCG@5 and R@10 of the fused (and reranked) top 10, under any configuration overrides.
 
-Safety stages and the gate are switched off here so every question reaches retrieval (this
-measures ranking, not refusals). Relevance: the golden set's expected urls with the project's
+Safety stages, the gate and the semantic cache are switched off here
+(``MEASUREMENT_OVERRIDES``) so every question reaches retrieval (this measures ranking, not
+refusals). Relevance: the golden set's expected urls with the project's
 URL-prefix grades (``evaluation.metrics.retrieval``; relevant ⇔ grade ≥ 0.5).
 
 Run on a database that holds the corpus, e.g. the full MedQuAD plus the hospital-nl pages::
@@ -22,13 +23,6 @@ from collections import defaultdict
 from pathlib import Path
 
 BASE_DIR = Path(__file__).resolve().parent.parent
-RETRIEVAL_ONLY = (
-    "red_flags_enabled=false",
-    "red_flag_model_enabled=false",
-    "input_guard_enabled=false",
-    "output_guard_enabled=false",
-    "gate_enabled=false",
-)
 
 
 def main() -> None:
@@ -47,11 +41,11 @@ def main() -> None:
     from benchmarks.common import percentile, results_write
     from evaluation.golden.io import golden_jsonl_load
     from evaluation.metrics.retrieval import mrr, ndcg_at_k, recall_at_k
-    from zolsearch.search.config import pipeline_config_default
+    from zolsearch.search.config import MEASUREMENT_OVERRIDES, pipeline_config_default
     from zolsearch.search.pipeline import SearchRequest, pipeline_run
 
     items = [i for i in golden_jsonl_load(args.set) if i.expected_urls and (not args.tag or args.tag in i.tags)]
-    config = pipeline_config_default().with_override_pairs([*RETRIEVAL_ONLY, *args.override])
+    config = pipeline_config_default().with_overrides(**MEASUREMENT_OVERRIDES).with_override_pairs(args.override)
     per_language: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
     misses = []
     timings: dict[str, list[float]] = defaultdict(list)

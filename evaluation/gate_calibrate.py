@@ -27,20 +27,12 @@ import numpy as np
 from evaluation.calibration import operating_point_with_max_false_refusal, roc_auc, youden_optimum
 from evaluation.golden.io import GoldenItem
 from evaluation.metrics.retrieval import RELEVANT_GRADE, url_grade
-from zolsearch.search import selectors
-from zolsearch.search.config import PipelineConfig
+from zolsearch.search.config import MEASUREMENT_OVERRIDES, PipelineConfig
 from zolsearch.search.gate import gate_score
-from zolsearch.search.generation import answer_plain
 from zolsearch.search.pipeline import SearchRequest, pipeline_run
+from zolsearch.search.stages.quality_gate import draft_gate_vectors
 
-DRAFT_ONLY = {
-    "red_flags_enabled": False,
-    "red_flag_model_enabled": False,
-    "input_guard_enabled": False,
-    "output_guard_enabled": False,
-    "gate_enabled": False,
-    "crag_enabled": False,
-}
+DRAFT_ONLY = {**MEASUREMENT_OVERRIDES, "crag_enabled": False}
 MIN_COHORT = 20
 
 
@@ -58,9 +50,7 @@ def gate_cohorts(*, items: Sequence[GoldenItem], config: PipelineConfig) -> dict
         urls = [state.chunks[i].document.url for i in state.draft.cited_chunk_ids if i in state.chunks]
         if not any(url_grade(u, item.expected_urls) >= RELEVANT_GRADE for u in urls):
             continue
-        answer = state.provider.embed_passages([answer_plain(state.documents_text or state.draft.text)])[0]
-        stored = selectors.chunk_vectors(ids=state.draft.cited_chunk_ids, model_key=state.provider.key)
-        context = stored.mean(axis=0)
+        answer, context = draft_gate_vectors(state)
         related[item.language].append(
             gate_score(answer=answer, context=context, question=state.query_vector, threshold=0.0).score
         )

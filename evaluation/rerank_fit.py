@@ -26,35 +26,29 @@ The result (weights, thresholds and their evidence) is the JSON the pipeline loa
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections import defaultdict
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
 import numpy as np
 from sklearn.linear_model import LogisticRegression
-from sklearn.metrics import roc_auc_score, roc_curve
+from sklearn.metrics import roc_auc_score
 from sklearn.model_selection import GroupKFold
 
 from core.providers.rerank import FEATURE_NAMES
+from evaluation.calibration import OperatingPoint, operating_point_with_max_false_refusal, youden_optimum
 from evaluation.golden.io import GoldenItem
 from evaluation.metrics.retrieval import RELEVANT_GRADE, url_grade
 from ingestion.models import Document
-from zolsearch.search.config import PipelineConfig
+from zolsearch.search.config import MEASUREMENT_OVERRIDES, PipelineConfig
 from zolsearch.search.pipeline import SearchRequest, pipeline_run
 from zolsearch.search.rerank import rerank_candidates
 from zolsearch.search.stages.rerank import crag_confidence
 from zolsearch.search.stages.retrieval import authority_applies
 
-RETRIEVAL_ONLY = {
-    "red_flags_enabled": False,
-    "red_flag_model_enabled": False,
-    "input_guard_enabled": False,
-    "output_guard_enabled": False,
-    "gate_enabled": False,
-    "crag_enabled": False,
-    "reranker": "",
-}
+RETRIEVAL_ONLY = {**MEASUREMENT_OVERRIDES, "crag_enabled": False, "reranker": ""}
 MODEL_KEY = "features-lr"
 # A language the reranker serves (reranks and CRAG-checks) needs this many dev questions; the
 # others keep the fused order (cross-lingual questions share few terms with their pages).
@@ -179,25 +173,31 @@ def rerank_fit(
         top3.append(bool(question.y[order][:3].any()))
     conf, good1, good3 = np.array(confidences), np.array(top1), np.array(top3)
     lower = _lower_threshold(conf, good3, max_false_refusal)
-    fpr, tpr, thresholds = roc_curve(good1, conf) if good1.any() and (~good1).any() else ([0.0], [0.0], [1.0])
-    j = np.asarray(tpr) - np.asarray(fpr)
-    best = int(np.argmax(j))
-    upper = float(min(max(thresholds[best], lower), 1.0))
+    youden = (
+        youden_optimum(positive=conf[good1], negative=conf[~good1])
+        if good1.any() and (~good1).any()
+        else OperatingPoint(threshold=1.0, tpr=0.0, fpr=0.0)
+    )
+    upper = float(min(max(youden.threshold, lower), 1.0))
     final = _fit(questions)
     languages = sorted({q.language for q in questions})
     served = [lang for lang in languages if sum(q.language == lang for q in questions) >= MIN_LANGUAGE_QUESTIONS]
-    per_language = {
-        lang: {
-            "questions": int(sum(q.language == lang for q in questions)),
-            "mrr10_fused": round(
-                _mrr([f for f, q in zip(fused_orders, questions, strict=True) if q.language == lang]), 4
-            ),
-            "mrr10_reranked": round(
-                _mrr([r for r, q in zip(reranked_orders, questions, strict=True) if q.language == lang]), 4
-            ),
+
+    def mrr_by(group: Callable[[Question], str]) -> dict[str, dict[str, float | int]]:
+        """Questions and MRR@10 fused → reranked per value of ``group``."""
+        rows: dict[str, dict[str, list[np.ndarray]]] = defaultdict(lambda: defaultdict(list))
+        for question, fused, reranked in zip(questions, fused_orders, reranked_orders, strict=True):
+            rows[group(question)]["fused"].append(fused)
+            rows[group(question)]["reranked"].append(reranked)
+        return {
+            key: {
+                "questions": len(row["fused"]),
+                "mrr10_fused": round(_mrr(row["fused"]), 4),
+                "mrr10_reranked": round(_mrr(row["reranked"]), 4),
+            }
+            for key, row in sorted(rows.items())
         }
-        for lang in languages
-    }
+
     fitted_at = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
     return {
         "key": MODEL_KEY,
@@ -220,9 +220,9 @@ def rerank_fit(
                 "false_refusal_at_lower": round(float(((conf < lower) & good3).sum() / max(good3.sum(), 1)), 4),
                 "refused_without_relevant_top3": int(((conf < lower) & ~good3).sum()),
                 "questions_without_relevant_top3": int((~good3).sum()),
-                "youden_j_upper": round(float(j[best]), 4),
-                "tpr_upper": round(float(tpr[best]), 4),
-                "fpr_upper": round(float(fpr[best]), 4),
+                "youden_j_upper": round(youden.j, 4),
+                "tpr_upper": round(youden.tpr, 4),
+                "fpr_upper": round(youden.fpr, 4),
                 "confidence_percentiles": {
                     str(p): round(float(np.percentile(conf, p)), 4) for p in (5, 10, 25, 50, 75, 90)
                 },
@@ -237,30 +237,26 @@ def rerank_fit(
             "cv_roc_auc": round(float(roc_auc_score(y_all, oof)), 4) if 0 < y_all.sum() < len(y_all) else None,
             "cv_mrr10_fused": round(_mrr(fused_orders), 4),
             "cv_mrr10_reranked": round(_mrr(reranked_orders), 4),
-            "per_language": per_language,
+            "per_language": mrr_by(lambda q: q.language),
             "features": list(FEATURE_NAMES),
             "model": "sklearn LogisticRegression(C=1.0, lbfgs), raw features, sets and questions weighted equally",
-            "per_set": {
-                name: {
-                    "questions": int(sum(q.set_name == name for q in questions)),
-                    "mrr10_fused": round(
-                        _mrr([f for f, q in zip(fused_orders, questions, strict=True) if q.set_name == name]), 4
-                    ),
-                    "mrr10_reranked": round(
-                        _mrr([r for r, q in zip(reranked_orders, questions, strict=True) if q.set_name == name]), 4
-                    ),
-                }
-                for name in sorted({q.set_name for q in questions})
-            },
+            "per_set": mrr_by(lambda q: q.set_name),
         },
     }
 
 
 def _lower_threshold(conf: np.ndarray, good: np.ndarray, max_false_refusal: float) -> float:
-    """Highest threshold t (from the observed confidences) with P(conf < t | good) ≤ the cap."""
+    """Highest threshold t among the good questions' confidences with P(conf < t | good) ≤ the
+    cap: :func:`evaluation.calibration.operating_point_with_max_false_refusal` (the lowest
+    false-pass rate within the cap) swept over those confidences."""
     if not good.any():
         return 0.0
-    allowed = int(np.floor(max_false_refusal * good.sum()))
-    good_sorted = np.sort(conf[good])
-    # Refusing conf < t refuses the good questions below t: allow `allowed` of them.
-    return float(good_sorted[allowed]) if allowed < len(good_sorted) else float(good_sorted[-1])
+    if good.all():
+        return float(np.sort(conf)[min(int(np.floor(max_false_refusal * good.sum())), len(conf) - 1)])
+    point = operating_point_with_max_false_refusal(
+        positive=conf[good],
+        negative=conf[~good],
+        max_false_refusal=max_false_refusal,
+        thresholds=np.unique(conf[good]).tolist(),
+    )
+    return point.threshold if point is not None else float(conf[good].min())

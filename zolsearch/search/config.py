@@ -191,12 +191,36 @@ def _errors(exc: ValidationError) -> str:
     return "configuration does not fit this version of the pipeline: " + "; ".join(parts)
 
 
-@lru_cache(maxsize=4)
-def _gate_calibration(path: str, mtime_ns: int) -> dict[str, Any]:
+@lru_cache(maxsize=8)
+def _json_object(path: str, mtime_ns: int) -> dict[str, Any]:
+    """A JSON file holding an object, cached per path and modification time (a rewritten file is
+    read again); ``{}`` when it is not a JSON object."""
     try:
-        return dict(json.loads(Path(path).read_text(encoding="utf-8")))
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
     except ValueError:
         return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _json_file(path: Path) -> dict[str, Any] | None:
+    """:func:`_json_object` of ``path``; None when the file cannot be read."""
+    try:
+        return _json_object(str(path), path.stat().st_mtime_ns)
+    except OSError:
+        return None
+
+
+# What offline measurements of ranking and drafts switch off (retrieval-quality benchmark,
+# reranker fit, gate calibration): every question must reach retrieval and be drafted, and the
+# semantic cache must not serve an answer computed earlier.
+MEASUREMENT_OVERRIDES: dict[str, Any] = {
+    "red_flags_enabled": False,
+    "red_flag_model_enabled": False,
+    "input_guard_enabled": False,
+    "output_guard_enabled": False,
+    "gate_enabled": False,
+    "semantic_cache_enabled": False,
+}
 
 
 def gate_thresholds_by_language_for(model_key: str) -> dict[str, float]:
@@ -206,12 +230,7 @@ def gate_thresholds_by_language_for(model_key: str) -> dict[str, float]:
     override)."""
     if model_key in settings.GATE_THRESHOLDS_FROM_ENV:
         return {}
-    path = Path(settings.GATE_CALIBRATION_PATH)
-    try:
-        data = _gate_calibration(str(path), path.stat().st_mtime_ns)
-    except OSError:
-        return {}
-    entry = data.get(model_key) if isinstance(data, dict) else None
+    entry = (_json_file(Path(settings.GATE_CALIBRATION_PATH)) or {}).get(model_key)
     thresholds = entry.get("thresholds") if isinstance(entry, dict) else None
     if not isinstance(thresholds, dict):
         return {}
@@ -223,57 +242,36 @@ def gate_threshold_for(model_key: str) -> float:
     return float(settings.GATE_THRESHOLDS.get(model_key, settings.GATE_THRESHOLD_DEFAULT))
 
 
-@lru_cache(maxsize=4)
-def _model_file(path: str, mtime_ns: int) -> dict[str, Any]:
-    """The reranker's model file as a dict (cached per path and modification time); ``{}``
-    when it is not a JSON object."""
-    try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except ValueError:
-        return {}
-    return data if isinstance(data, dict) else {}
+def reranker_config(name: str, *, embedding_model: str) -> dict[str, Any]:
+    """The reranker fields of a live :class:`PipelineConfig` for reranker ``name``.
 
-
-def _crag_calibration(path: str, mtime_ns: int) -> dict[str, Any]:
-    """The ``crag`` entry of the model file."""
-    crag = _model_file(path, mtime_ns).get("crag")
-    return dict(crag) if isinstance(crag, dict) else {}
-
-
-def reranker_for(name: str, *, embedding_model: str) -> str:
-    """``name``, or "" (fused order) when it is the feature reranker and its model file was fitted
-    on another embedding model's vectors (its dense weights and CRAG thresholds are on that
-    model's cosine scale). A file without the field is taken as it is."""
+    ``{"reranker": name}`` plus, for the feature reranker, CRAG's thresholds and the languages it
+    serves as calibrated with it (``crag_upper``, ``crag_lower``, ``crag_bypass_languages``,
+    ``rerank_languages`` from the ``crag`` entry of its model file, written by ``manage.py
+    rerank_fit``). Without a usable calibration (file missing or not an object, thresholds out
+    of [0, 1]) CRAG is bypassed; the rerank stage reports a missing file on the trace. A model
+    file fitted on another embedding model's vectors (its dense weights and thresholds are on
+    that model's cosine scale) gives ``{"reranker": ""}``: the fused order.
+    """
     if name != "features-lr":
-        return name
+        return {"reranker": name}
     path = Path(settings.RERANK_MODEL_PATH)
-    try:
-        fitted = _model_file(str(path), path.stat().st_mtime_ns).get("embedding_model") or ""
-    except OSError:
-        return name  # the rerank stage reports the missing file on the trace
+    model = _json_file(path)
+    if model is None:
+        return {"reranker": name}
+    fitted = model.get("embedding_model") or ""
     if fitted and fitted != embedding_model:
         logger.warning("reranker %s was fitted on %s, not %s: fused order", path, fitted, embedding_model)
-        return ""
-    return name
-
-
-def reranker_calibration(name: str) -> dict[str, Any]:
-    """CRAG thresholds of reranker ``name`` as calibrated with it: ``{"crag_upper",
-    "crag_lower", "crag_bypass_languages", "rerank_languages"}`` from the ``crag`` entry of the feature reranker's
-    model file (written by ``manage.py rerank_fit`` with its evidence); ``{}`` for a scorer
-    without a calibration (CRAG is then bypassed)."""
-    if name != "features-lr":
-        return {}
-    path = Path(settings.RERANK_MODEL_PATH)
-    try:
-        crag = _crag_calibration(str(path), path.stat().st_mtime_ns)
-    except OSError:
-        return {}
+        return {"reranker": ""}
+    entry = model.get("crag")
+    crag: dict[str, Any] = entry if isinstance(entry, dict) else {}
     bounds = [crag.get(k, 0.0) for k in ("crag_upper", "crag_lower")]
     if not all(isinstance(v, int | float) and 0.0 <= v <= 1.0 for v in bounds):
-        return {}  # out of range: no calibration (CRAG bypassed) rather than failing every request
+        return {"reranker": name}  # out of range: no calibration rather than failing every request
     keys = ("crag_upper", "crag_lower", "crag_bypass_languages", "rerank_languages")
-    return {k: (tuple(crag[k]) if k.endswith("_languages") else crag[k]) for k in keys if k in crag}
+    return {"reranker": name} | {
+        k: (tuple(crag[k]) if k.endswith("_languages") else crag[k]) for k in keys if k in crag
+    }
 
 
 def pipeline_config_default() -> PipelineConfig:
@@ -281,7 +279,6 @@ def pipeline_config_default() -> PipelineConfig:
     model_key = embedding_provider_get().key
     use_llm = bool(settings.LLM_MODEL and settings.LLM_BASE_URL)
     use_guard_model = bool(settings.GUARD_MODEL and settings.GUARD_BASE_URL)
-    reranker = reranker_for(settings.RERANKER, embedding_model=model_key)
     return PipelineConfig(
         embedding_model=model_key,
         gate_threshold=gate_threshold_for(model_key),
@@ -296,6 +293,5 @@ def pipeline_config_default() -> PipelineConfig:
         guard_model=settings.GUARD_MODEL if use_guard_model else "",
         guard_fail_open=settings.GUARD_FAIL_OPEN,
         source_priorities=source_priorities(),
-        reranker=reranker,
-        **reranker_calibration(reranker),
+        **reranker_config(settings.RERANKER, embedding_model=model_key),
     )

@@ -99,7 +99,7 @@ def pipeline_run(*, request: SearchRequest, config: PipelineConfig) -> SearchSta
     state = SearchState(request=request, config=config, provider=provider)
     started = time.perf_counter()
     for stage in STAGES:
-        if (state.stop is not None and not stage.always) or (state.cache_hit and stage.cached):
+        if (state.stop is not None and not stage.always) or (state.cache_hit is not None and stage.cached):
             continue
         if not stage.applies(state):
             continue

@@ -173,10 +173,8 @@ def chunks_by_ids(ids: Sequence[int]) -> dict[int, Chunk]:
 
 def chunk_vectors(*, ids: Sequence[int], model_key: str) -> np.ndarray:
     """Stored vectors of ``ids`` under ``model_key`` → ``(len(found), d)`` float32 (order of ids)."""
-    rows = dict(
-        ChunkEmbedding.objects.filter(chunk_id__in=list(ids), model_key=model_key).values_list("chunk_id", F("vector"))
-    )
-    found = [np.asarray(rows[i], dtype=np.float32) for i in ids if i in rows]
+    rows = chunk_vectors_by_id(ids=ids, model_key=model_key)
+    found = [rows[i] for i in ids if i in rows]
     return np.vstack(found) if found else np.zeros((0, 0), dtype=np.float32)
 
 

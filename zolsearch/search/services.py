@@ -93,8 +93,8 @@ def search_answer(
         config = config.with_overrides(semantic_cache_enabled=False)
     state = pipeline_run(request=request, config=config)
     answer = answer_record(state=state, channel=channel)
-    if state.trace.retrieval.cache_hit_id is not None:
-        SemanticCacheEntry.objects.filter(pk=state.trace.retrieval.cache_hit_id).update(hits=F("hits") + 1)
+    if state.cache_hit is not None:
+        SemanticCacheEntry.objects.filter(pk=state.cache_hit).update(hits=F("hits") + 1)
     elif config.semantic_cache_enabled and channel == Answer.Channel.API:
         cache_entry_store(state=state)
     return state, answer

@@ -1,10 +1,11 @@
 """Query understanding, offline (design step 2): intent with a confidence, MedQuAD question type,
 and a reduced query for long consumer messages.
 
-- **Intent and question type**: two scikit-learn multinomial logistic regressions over the
-  question's sentence embedding (the active model's query vector, already computed for
-  retrieval) concatenated with TF-IDF character 2–5-grams (robust to Flemish spelling and
-  typos), the same features as the input guard. Trained in-process on first use from the
+- **Intent and question type**: two of the input guard's classifiers
+  (:class:`~zolsearch.search.safety.guard.GuardClassifier`: multinomial logistic regression
+  over the question's sentence embedding, the query vector already computed for retrieval,
+  concatenated with TF-IDF character 2–5-grams of the :func:`core.text.text_normalise`-folded
+  text, robust to Flemish spelling and typos). Trained in-process on first use from the
   labelled set kept in the repository (``data/understanding/labelled.jsonl``: intent, focus,
   question type, reduced query; hand-written nl/en/fr) plus, for the question type, the
   ``medquad-dev`` golden questions (MedQuAD's own ``qtype``; never the held-out set). Accuracy:
@@ -27,12 +28,10 @@ from pathlib import Path
 
 import numpy as np
 from django.conf import settings
-from scipy import sparse
-from sklearn.feature_extraction.text import TfidfVectorizer
-from sklearn.linear_model import LogisticRegression
 
 from core.providers.embeddings import EmbeddingProvider
 from core.text import STOPWORDS, sentences_split, text_normalise
+from zolsearch.search.safety.guard import GuardClassifier
 
 logger = logging.getLogger(__name__)
 
@@ -178,38 +177,12 @@ def _qtype_extra() -> list[tuple[str, str]]:
     return pairs
 
 
-class _TextClassifier:
-    """Multinomial logistic regression over [sentence embedding ⊕ TF-IDF character 2–5-grams];
-    balanced class weights, C = 4 (as the input guard)."""
-
-    def __init__(self) -> None:
-        self.vectorizer = TfidfVectorizer(analyzer="char_wb", ngram_range=(2, 5), min_df=2, sublinear_tf=True)
-        self.model = LogisticRegression(C=4.0, class_weight="balanced", max_iter=3000)
-
-    def _features(self, texts: list[str], vectors: np.ndarray, *, fit: bool) -> sparse.csr_matrix:
-        folded = [text_normalise(t) for t in texts]
-        grams = self.vectorizer.fit_transform(folded) if fit else self.vectorizer.transform(folded)
-        return sparse.hstack([sparse.csr_matrix(vectors.astype(np.float64)), grams]).tocsr()
-
-    def fit(self, texts: list[str], vectors: np.ndarray, labels: list[str]) -> _TextClassifier:
-        self.model.fit(self._features(texts, vectors, fit=True), labels)
-        return self
-
-    def predict(self, texts: list[str], vectors: np.ndarray) -> list[tuple[str, float]]:
-        """Best label and its probability in [0, 1] for each text (``vectors``: n × d)."""
-        probabilities = self.model.predict_proba(self._features(texts, vectors, fit=False))
-        best = probabilities.argmax(axis=1)
-        return [
-            (str(self.model.classes_[b]), round(float(row[b]), 4)) for b, row in zip(best, probabilities, strict=True)
-        ]
-
-
 class UnderstandingModel:
     """The intent and question-type classifiers; ``fit`` on labelled rows and extra type pairs."""
 
     def __init__(self) -> None:
-        self.intent = _TextClassifier()
-        self.qtype = _TextClassifier()
+        self.intent = GuardClassifier(normalise=text_normalise)
+        self.qtype = GuardClassifier(normalise=text_normalise)
 
     def fit(
         self, rows: list[LabelledQuery], extra_qtypes: list[tuple[str, str]], provider: EmbeddingProvider
@@ -231,8 +204,8 @@ class UnderstandingModel:
         query vector of the provider the model was fitted with)."""
         matrix = vector.reshape(1, -1)
         (intent, intent_p), (qtype, qtype_p) = (
-            self.intent.predict([text], matrix)[0],
-            self.qtype.predict([text], matrix)[0],
+            self.intent.predict_best([text], matrix)[0],
+            self.qtype.predict_best([text], matrix)[0],
         )
         return Understanding(
             intent=intent,

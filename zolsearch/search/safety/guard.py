@@ -28,6 +28,7 @@ import json
 import logging
 import re
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -119,19 +120,23 @@ class GuardClassifier:
     """Multinomial logistic regression over [sentence embedding ⊕ TF-IDF character n-grams].
 
     ``fit``: texts (n) with their query vectors (n × d float32, unit length) and labels.
-    ``predict_proba``: one text and its vector → label → probability in [0, 1] (sums to 1).
-    Class weights are balanced (the classes differ in size); C = 4 (chosen by 5-fold
-    cross-validation on the training examples, ``benchmarks/safety.py``).
+    ``predict_proba``: one text and its vector → label → probability in [0, 1] (sums to 1);
+    ``predict_best``: the most probable label and its probability per text. Class weights are
+    balanced (the classes differ in size); C = 4 (chosen by 5-fold cross-validation on the
+    training examples, ``benchmarks/safety.py``). ``normalise``: how a text is folded before its
+    character n-grams are taken (default :func:`fold`, which keeps punctuation for the rules).
+    Also the model of the red-flag detector and of query understanding.
     """
 
     C = 4.0
 
-    def __init__(self) -> None:
+    def __init__(self, normalise: Callable[[str], str] = fold) -> None:
+        self.normalise = normalise
         self.vectorizer = TfidfVectorizer(analyzer="char_wb", ngram_range=(2, 5), min_df=2, sublinear_tf=True)
         self.model = LogisticRegression(C=self.C, class_weight="balanced", max_iter=3000)
 
     def _features(self, texts: list[str], vectors: np.ndarray, *, fit: bool) -> sparse.csr_matrix:
-        folded = [fold(t) for t in texts]
+        folded = [self.normalise(t) for t in texts]
         grams = self.vectorizer.fit_transform(folded) if fit else self.vectorizer.transform(folded)
         return sparse.hstack([sparse.csr_matrix(vectors.astype(np.float64)), grams]).tocsr()
 
@@ -148,6 +153,15 @@ class GuardClassifier:
 
     def predict_proba(self, text: str, vector: np.ndarray) -> dict[str, float]:
         return self.predict_proba_many([text], vector.reshape(1, -1))[0]
+
+    def predict_best(self, texts: list[str], vectors: np.ndarray) -> list[tuple[str, float]]:
+        """The most probable label and its probability in [0, 1] (rounded to 4 places) per text
+        (``vectors``: n × d)."""
+        probabilities = self.model.predict_proba(self._features(texts, vectors, fit=False))
+        best = probabilities.argmax(axis=1)
+        return [
+            (str(self.model.classes_[b]), round(float(row[b]), 4)) for b, row in zip(best, probabilities, strict=True)
+        ]
 
 
 _train_lock = threading.Lock()

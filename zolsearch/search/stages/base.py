@@ -91,7 +91,7 @@ class SearchState:
     chunks: dict[int, Chunk] = field(default_factory=dict)
     rerank: dict[int, float] = field(default_factory=dict)  # chunk id → reranker score
     filtered: dict[int, str] = field(default_factory=dict)  # chunk id → its text after FILCO
-    cache_hit: bool = False  # the draft and gate came from the semantic cache
+    cache_hit: int | None = None  # the semantic cache entry the draft and gate came from
     cache_vector: np.ndarray | None = None  # vector of the normalised question (the cache key)
     cache_index_version: str = ""  # the index version the lookup used (the store reuses it)
     draft: Draft | None = None

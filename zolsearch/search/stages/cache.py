@@ -58,5 +58,4 @@ class SemanticCacheStage(Stage):
         )
         state.documents_text = payload.get("documents_text", "")
         state.gate = GateResult(**payload["gate"]) if payload.get("gate") else None
-        state.cache_hit = True
-        state.trace.retrieval.cache_hit_id = entry.pk
+        state.cache_hit = state.trace.retrieval.cache_hit_id = entry.pk

@@ -11,6 +11,23 @@ from zolsearch.search.generation import answer_plain
 from zolsearch.search.stages.base import SearchState, Stage, StopPipeline
 
 
+def draft_gate_vectors(state: SearchState) -> tuple[np.ndarray, np.ndarray]:
+    """``(answer, context)`` vectors (``(d,)`` float32) the gate compares for ``state``'s draft:
+    its retrieved part (before graph facts were pinned) embedded as a passage, and the mean of
+    the context it was written from: FILCO's text of a filtered chunk (embedded now), else the
+    chunk's stored vector (computed at ingestion). Gate calibration uses it too, so it scores
+    what the gate scores."""
+    assert state.draft is not None
+    answer_vector = state.provider.embed_passages([answer_plain(state.documents_text or state.draft.text)])[0]
+    cited = state.draft.cited_chunk_ids
+    filtered = [i for i in cited if i in state.filtered]
+    stored = selectors.chunk_vectors(ids=[i for i in cited if i not in state.filtered], model_key=state.provider.key)
+    if filtered:
+        fresh = state.provider.embed_passages([state.filtered[i] for i in filtered])
+        stored = np.vstack([fresh, stored]) if len(stored) else fresh
+    return answer_vector, (stored.mean(axis=0) if len(stored) else answer_vector * 0)
+
+
 class GateStage(Stage):
     """Fast quality gate: 0.7·cos(answer, context) + 0.3·cos(question, answer) ≥ threshold.
 
@@ -30,21 +47,10 @@ class GateStage(Stage):
 
     def run(self, state: SearchState) -> None:
         assert state.draft is not None and state.query_vector is not None
-        answer_vector = state.provider.embed_passages([answer_plain(state.documents_text or state.draft.text)])[0]
-        cited = state.draft.cited_chunk_ids
-        # The context the answer was written from: FILCO's text of a filtered chunk (embedded
-        # now), else the chunk's stored vector (computed at ingestion).
-        filtered = [i for i in cited if i in state.filtered]
-        stored = selectors.chunk_vectors(
-            ids=[i for i in cited if i not in state.filtered], model_key=state.provider.key
-        )
-        if filtered:
-            fresh = state.provider.embed_passages([state.filtered[i] for i in filtered])
-            stored = np.vstack([fresh, stored]) if len(stored) else fresh
-        context_vector = stored.mean(axis=0) if len(stored) else answer_vector * 0
+        answer, context = draft_gate_vectors(state)
         state.gate = gate_score(
-            answer=answer_vector,
-            context=context_vector,
+            answer=answer,
+            context=context,
             question=state.query_vector,
             threshold=state.config.gate_thresholds_by_language.get(state.language, state.config.gate_threshold),
         )

@@ -74,10 +74,11 @@ def fuse(
     if not fused:
         return [], {}
     config = state.config
-    boosting = authority_applies(state) or config.language_boost > 0
+    authority = authority_applies(state)
+    boosting = authority or config.language_boost > 0
     chunks = selectors.chunks_by_ids([i for i, _ in (fused if boosting else fused[:keep])])
     if boosting:
-        fused = fused_boost(fused, {i: _multiplier(state, chunk) for i, chunk in chunks.items()})
+        fused = fused_boost(fused, {i: _multiplier(state, chunk, authority=authority) for i, chunk in chunks.items()})
     fused = [(i, score) for i, score in fused[:keep] if i in chunks]
     return fused, {i: chunks[i] for i, _ in fused}
 
@@ -93,10 +94,11 @@ def authority_applies(state: SearchState) -> bool:
     )
 
 
-def _multiplier(state: SearchState, chunk: Chunk) -> float:
-    """Source authority × question language (see :class:`PipelineConfig`)."""
+def _multiplier(state: SearchState, chunk: Chunk, *, authority: bool) -> float:
+    """Source authority (when ``authority``: :func:`authority_applies`) × question language
+    (see :class:`PipelineConfig`)."""
     config, multiplier = state.config, 1.0
-    if authority_applies(state):
+    if authority:
         priority = config.source_priorities.get(chunk.document.source.key, 0)
         multiplier *= 1.0 + config.source_authority_weight * priority / SOURCE_PRIORITY_MAX
     if config.language_boost and chunk.language == state.language:
