@@ -1,11 +1,20 @@
-"""Admin of served answers: read-only, filterable by gate result and outcome."""
+"""Admin of served answers (read-only, filterable by gate result and outcome) and of the
+pipeline's flags and thresholds (audited rows)."""
 
 from __future__ import annotations
 
-from django.contrib import admin
-from django.http import HttpRequest
+import json
+from typing import Any
 
-from zolsearch.search.models import Answer
+from django import forms
+from django.contrib import admin, messages
+from django.db.models import QuerySet
+from django.http import HttpRequest, HttpResponse
+
+from zolsearch.search.config import ConfigInvalid, config_value_parse, pipeline_config_settings
+from zolsearch.search.flags import FLAGS
+from zolsearch.search.models import Answer, PipelineFlag, PipelineFlagChange
+from zolsearch.search.services import FlagInvalid, pipeline_flag_set, pipeline_flags_ensure
 
 
 @admin.register(Answer)
@@ -45,3 +54,176 @@ class AnswerAdmin(admin.ModelAdmin):
     @admin.display(description="question")
     def short_question(self, obj: Answer) -> str:
         return obj.question if len(obj.question) <= 80 else obj.question[:79] + "…"
+
+
+def flag_text(value: Any) -> str:
+    """A flag value as an evaluator types it: true/false, numbers, comma-separated lists, JSON
+    objects; ``""`` for the default (``None``)."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, list | tuple):
+        return ", ".join(str(v) for v in value)
+    if isinstance(value, dict):
+        return json.dumps(value, sort_keys=True)
+    return str(value)
+
+
+class FlagGroupFilter(admin.SimpleListFilter):
+    """Flags by the stage they belong to (safety, retrieval, CRAG, …)."""
+
+    title = "stage"
+    parameter_name = "group"
+
+    def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
+        groups = dict.fromkeys(spec.group for spec in FLAGS.values())
+        return [(g, g) for g in groups]
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet[PipelineFlag]) -> QuerySet[PipelineFlag]:
+        value = self.value()
+        return queryset.filter(name__in=[n for n, s in FLAGS.items() if s.group == value]) if value else queryset
+
+
+class PipelineFlagForm(forms.ModelForm):
+    """A flag change: the new value as text (or back to the default) and the reason, which the
+    history keeps. The value is checked against the pipeline's configuration on save."""
+
+    new_value = forms.CharField(
+        required=False,
+        label="value",
+        help_text="true/false, a number, comma-separated words, or a JSON object, as the flag needs.",
+        widget=forms.TextInput(attrs={"size": 60}),
+    )
+    use_default = forms.BooleanField(required=False, label="use the default instead")
+    reason = forms.CharField(
+        label="reason for the change", widget=forms.Textarea(attrs={"rows": 2, "cols": 60}), max_length=2000
+    )
+
+    class Meta:
+        model = PipelineFlag
+        fields: list[str] = []
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["new_value"].initial = flag_text(self.instance.value)
+        self.fields["use_default"].initial = self.instance.value is None
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        name = self.instance.name
+        if data.get("use_default"):
+            data["parsed"] = None
+            return data
+        try:
+            data["parsed"] = config_value_parse(name=name, raw=data.get("new_value") or "")
+            pipeline_config_settings().with_overrides(**{name: data["parsed"]})
+        except ConfigInvalid as exc:
+            raise forms.ValidationError({"new_value": str(exc)}) from exc
+        return data
+
+
+class PipelineFlagChangeInline(admin.TabularInline):
+    model = PipelineFlagChange
+    extra = 0
+    can_delete = False
+    fields = ("changed_at", "changed_by", "old_value", "new_value", "reason")
+    readonly_fields = fields
+    verbose_name_plural = "history"
+
+    def has_add_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return False
+
+
+@admin.register(PipelineFlag)
+class PipelineFlagAdmin(admin.ModelAdmin):
+    """Every feature flag and threshold of the pipeline with its current value, its default and
+    who changed it last; a change needs a reason and is kept in the flag's history. Live
+    requests freeze these rows into their configuration; evaluation runs and studies carry their
+    own configuration and never read them."""
+
+    form = PipelineFlagForm
+    list_display = ("name", "stage", "current", "default", "model_key", "updated_by", "updated_at", "description")
+    list_filter = (FlagGroupFilter,)
+    search_fields = ("name",)
+    readonly_fields = ("name", "model_key", "description", "default", "updated_by", "updated_at")
+    fields = ("name", "model_key", "description", "default", "new_value", "use_default", "reason")
+    inlines = [PipelineFlagChangeInline]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return False
+
+    _defaults: dict[str, Any] = {}
+
+    def changelist_view(self, request: HttpRequest, extra_context: dict[str, Any] | None = None) -> HttpResponse:
+        pipeline_flags_ensure()  # a flag added to the catalogue since the last migrate
+        self._defaults = _settings_config()  # once per page, not once per row
+        return super().changelist_view(request, extra_context)
+
+    def changeform_view(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        self._defaults = _settings_config()
+        return super().changeform_view(request, *args, **kwargs)
+
+    @admin.display(description="stage")
+    def stage(self, obj: PipelineFlag) -> str:
+        spec = FLAGS.get(obj.name)
+        return spec.group if spec else "(no longer a flag)"
+
+    @admin.display(description="what it does")
+    def description(self, obj: PipelineFlag) -> str:
+        spec = FLAGS.get(obj.name)
+        return spec.description if spec else "Not used by this version of the pipeline."
+
+    @admin.display(description="value")
+    def current(self, obj: PipelineFlag) -> str:
+        return "(default)" if obj.value is None else flag_text(obj.value)
+
+    @admin.display(description="default")
+    def default(self, obj: PipelineFlag) -> str:
+        return flag_text(self._defaults.get(obj.name))
+
+    def save_model(self, request: HttpRequest, obj: PipelineFlag, form: forms.ModelForm, change: bool) -> None:
+        try:
+            pipeline_flag_set(
+                name=obj.name,
+                model_key=obj.model_key,
+                value=form.cleaned_data["parsed"],
+                changed_by=request.user.get_username(),
+                reason=form.cleaned_data["reason"],
+            )
+        except FlagInvalid as exc:
+            self.message_user(request, str(exc), level=messages.ERROR)
+
+    def save_related(self, request: HttpRequest, form: forms.ModelForm, formsets: Any, change: bool) -> None:
+        return None  # the history is written by pipeline_flag_set, never through the inline
+
+
+def _settings_config() -> dict[str, Any]:
+    """The configuration before flag rows (what an empty row means), as plain values."""
+    return pipeline_config_settings().as_dict()
+
+
+@admin.register(PipelineFlagChange)
+class PipelineFlagChangeAdmin(admin.ModelAdmin):
+    """The audit trail of every flag change, read-only."""
+
+    list_display = ("changed_at", "flag", "old_value", "new_value", "changed_by", "reason")
+    list_filter = ("changed_by",)
+    list_select_related = ("flag",)
+    search_fields = ("flag__name", "reason", "changed_by")
+    date_hierarchy = "changed_at"
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return False

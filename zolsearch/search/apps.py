@@ -1,4 +1,5 @@
 from django.apps import AppConfig
+from django.db.models.signals import post_migrate
 
 
 class SearchConfig(AppConfig):
@@ -12,3 +13,11 @@ class SearchConfig(AppConfig):
         from core.broker import broker_folders_ensure
 
         broker_folders_ensure()
+        post_migrate.connect(_flags_ensure, sender=self)
+
+
+def _flags_ensure(**kwargs: object) -> None:
+    """After ``migrate``: a row for every catalogued pipeline flag (the admin lists them all)."""
+    from zolsearch.search.services import pipeline_flags_ensure
+
+    pipeline_flags_ensure()

@@ -170,17 +170,46 @@ class PipelineConfig(BaseModel):
         return self.from_values({**self.as_dict(), **changes})
 
     def with_override_pairs(self, pairs: list[str]) -> PipelineConfig:
-        """Apply ``field=value`` strings (command line, admin forms): values are coerced by the
-        field's type (bool from true/false/1/0/yes/no, int, float, str). Raises
-        :class:`ConfigInvalid` for a pair without ``=``, an unknown field or a bad value."""
+        """Apply ``field=value`` strings (command line, admin forms), each value read by
+        :func:`config_value_parse`. Raises :class:`ConfigInvalid` for a pair without ``=``, an
+        unknown field or a bad value."""
         changes: dict[str, Any] = {}
         for pair in pairs:
             name, sep, raw = pair.partition("=")
             name = name.strip()
-            if not sep or name not in type(self).model_fields:
-                raise ConfigInvalid(f"unknown override {pair!r}; fields: {', '.join(sorted(type(self).model_fields))}")
-            changes[name] = raw.strip()
+            if not sep:
+                raise ConfigInvalid(f"override {pair!r} has no '='; write field=value")
+            changes[name] = config_value_parse(name=name, raw=raw)
         return self.with_overrides(**changes)
+
+
+def config_value_parse(*, name: str, raw: str) -> Any:
+    """The value of field ``name`` written as text (command line, admin forms, study factors).
+
+    By the field's type: a tuple of strings from comma-separated text (``"nl, en"``; empty text:
+    ``()``); a dict from a JSON object; an optional number from ``""``/``none``/``default`` →
+    ``None``; anything else is handed to pydantic as the stripped text (bool from
+    true/false/1/0/yes/no, int, float, str), which validates it with the rest of the config.
+    Raises :class:`ConfigInvalid` for an unknown field or a dict that is not JSON.
+    """
+    field = PipelineConfig.model_fields.get(name)
+    if field is None:
+        raise ConfigInvalid(f"unknown field {name!r}; fields: {', '.join(sorted(PipelineConfig.model_fields))}")
+    text = raw.strip()
+    annotation = str(field.annotation)
+    if annotation.startswith("tuple"):
+        return tuple(part.strip() for part in text.split(",") if part.strip())
+    if annotation.startswith("dict"):
+        try:
+            value = json.loads(text or "{}")
+        except ValueError as exc:
+            raise ConfigInvalid(f"{name}: not a JSON object ({exc})") from exc
+        if not isinstance(value, dict):
+            raise ConfigInvalid(f"{name}: not a JSON object")
+        return value
+    if "None" in annotation and text.lower() in ("", "none", "null", "default"):
+        return None
+    return text
 
 
 def _errors(exc: ValidationError) -> str:
@@ -274,8 +303,34 @@ def reranker_config(name: str, *, embedding_model: str) -> dict[str, Any]:
     }
 
 
+def flags_apply(config: PipelineConfig, values: dict[str, Any]) -> PipelineConfig:
+    """``config`` with the evaluators' flag ``values`` (field → JSON value) applied. A row that no
+    longer fits this code's ``PipelineConfig`` (a renamed field, a value out of range) is
+    skipped with an error in the log rather than failing every request."""
+    if not values:
+        return config
+    try:
+        return config.with_overrides(**values)
+    except ConfigInvalid:
+        for name, value in values.items():
+            try:
+                config = config.with_overrides(**{name: value})
+            except ConfigInvalid as exc:
+                logger.error("pipeline flag %s=%r ignored: %s", name, value, exc)
+        return config
+
+
 def pipeline_config_default() -> PipelineConfig:
-    """The configuration a live request runs with, from the current settings."""
+    """The configuration a live request runs with: the settings (and the reranker's
+    calibration file), then the evaluators' flag rows (:class:`PipelineFlag`) frozen on top."""
+    from zolsearch.search.selectors import pipeline_flag_values  # selectors import the pipeline's modules
+
+    return flags_apply(pipeline_config_settings(), pipeline_flag_values(model_key=embedding_provider_get().key))
+
+
+def pipeline_config_settings() -> PipelineConfig:
+    """The configuration from settings and calibration files alone, before any flag row: what a
+    flag row left empty ("default") falls back to."""
     model_key = embedding_provider_get().key
     use_llm = bool(settings.LLM_MODEL and settings.LLM_BASE_URL)
     use_guard_model = bool(settings.GUARD_MODEL and settings.GUARD_BASE_URL)

@@ -86,3 +86,49 @@ class SemanticCacheEntry(models.Model):
 
     def __str__(self) -> str:
         return f"{self.question[:60]} ({self.hits} hits)"
+
+
+class PipelineFlag(models.Model):
+    """One feature flag or threshold of the pipeline, as evaluators set it (a ``PipelineConfig``
+    field; catalogue in :mod:`zolsearch.search.flags`).
+
+    ``value``: the JSON value every new live request uses; ``None`` means the default (settings,
+    the reranker's calibration file, else the code's default). ``model_key``: blank for every
+    embedding model, else the model the value is for (gate thresholds are on one model's cosine
+    scale); a model's own row wins over the blank one. Changed only through
+    ``zolsearch.search.services.pipeline_flag_set``, which writes a :class:`PipelineFlagChange`.
+    Requests freeze the rows into their configuration; runs and studies carry their own and
+    never read these rows.
+    """
+
+    name = models.CharField(max_length=64)
+    model_key = models.CharField(max_length=128, blank=True, help_text="Blank: every embedding model.")
+    value = models.JSONField(null=True, blank=True, help_text="Empty: the default.")
+    updated_at = models.DateTimeField(auto_now=True)
+    updated_by = models.CharField(max_length=150, blank=True)
+
+    class Meta:
+        ordering = ["name", "model_key"]
+        constraints = [models.UniqueConstraint(fields=["name", "model_key"], name="pipelineflag_name_model_uniq")]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.model_key})" if self.model_key else self.name
+
+
+class PipelineFlagChange(models.Model):
+    """The audit trail of :class:`PipelineFlag`: who changed what, when, from what to what, and
+    why. Never edited or deleted through the admin."""
+
+    flag = models.ForeignKey(PipelineFlag, on_delete=models.PROTECT, related_name="changes")
+    old_value = models.JSONField(null=True, blank=True)
+    new_value = models.JSONField(null=True, blank=True)
+    changed_by = models.CharField(max_length=150)
+    changed_at = models.DateTimeField(auto_now_add=True, db_index=True)
+    reason = models.TextField()
+
+    class Meta:
+        ordering = ["-changed_at", "-id"]
+        constraints = [models.CheckConstraint(condition=~models.Q(reason=""), name="pipelineflagchange_reason")]
+
+    def __str__(self) -> str:
+        return f"{self.flag}: {self.old_value!r} → {self.new_value!r} by {self.changed_by}"

@@ -256,3 +256,18 @@ def cache_entry_nearest(
     if entry is None or 1.0 - float(entry.distance) < min_cosine:
         return None
     return entry
+
+
+def pipeline_flag_values(*, model_key: str) -> dict[str, Any]:
+    """The flag rows a live request freezes into its configuration: field → JSON value for every
+    catalogued flag whose row holds a value (empty rows mean the default); a row for
+    ``model_key`` wins over the row for every model. One query."""
+    from zolsearch.search.flags import FLAGS
+    from zolsearch.search.models import PipelineFlag
+
+    values: dict[str, Any] = {}
+    rows = PipelineFlag.objects.filter(model_key__in=("", model_key), value__isnull=False).order_by("model_key")
+    for name, value in rows.values_list("name", "value"):  # blank model_key first, the model's own after
+        if name in FLAGS:
+            values[name] = value
+    return values

@@ -7,15 +7,17 @@ evaluation can subscribe (background judging) without the pipeline importing eva
 from __future__ import annotations
 
 import dataclasses
+from typing import Any
 
 from django.db import transaction
 from django.db.models import F
 from django.dispatch import Signal
 
-from zolsearch.search.config import PipelineConfig, pipeline_config_default
+from zolsearch.search.config import ConfigInvalid, PipelineConfig, pipeline_config_default, pipeline_config_settings
 from zolsearch.search.contract import Generator, Outcome
+from zolsearch.search.flags import FLAGS
 from zolsearch.search.metrics import search_observe
-from zolsearch.search.models import Answer, SemanticCacheEntry
+from zolsearch.search.models import Answer, PipelineFlag, PipelineFlagChange, SemanticCacheEntry
 from zolsearch.search.pipeline import SearchRequest, SearchState, pipeline_run
 
 answer_stored = Signal()  # sender=Answer, answer=<Answer>; sent on commit
@@ -135,3 +137,55 @@ def cache_entry_store(*, state: SearchState) -> SemanticCacheEntry | None:
     entry.full_clean()
     entry.save()
     return entry
+
+
+class FlagInvalid(ValueError):
+    """A flag change that cannot be made: unknown flag, a model given for a flag that is not per
+    model, no reason, or a value the pipeline's configuration rejects (the message says why)."""
+
+
+def pipeline_flags_ensure() -> int:
+    """Create the missing row (empty: the default, every model) of each catalogued flag, so the
+    admin lists them all. Returns how many were created. Idempotent."""
+    existing = set(PipelineFlag.objects.filter(model_key="").values_list("name", flat=True))
+    missing = [PipelineFlag(name=name) for name in FLAGS if name not in existing]
+    PipelineFlag.objects.bulk_create(missing, ignore_conflicts=True)
+    return len(missing)
+
+
+@transaction.atomic
+def pipeline_flag_set(*, name: str, value: Any, changed_by: str, reason: str, model_key: str = "") -> PipelineFlag:
+    """Set flag ``name`` (for ``model_key``; blank: every model) to ``value`` (``None``: back to
+    the default) and record who, when, old → new and why (:class:`PipelineFlagChange`).
+
+    ``value`` is validated by building the live configuration with it and stored as the
+    configuration holds it (``"true"`` → ``true``, ``"nl, en"`` text is the caller's to parse
+    with :func:`~zolsearch.search.config.config_value_parse`). Unchanged values write nothing.
+    The row is locked while it changes (two evaluators saving at once are serialised). Raises
+    :class:`FlagInvalid`.
+    """
+    spec = FLAGS.get(name)
+    if spec is None:
+        raise FlagInvalid(f"{name!r} is not a pipeline flag")
+    if model_key and not spec.per_model:
+        raise FlagInvalid(f"{name} is the same for every embedding model")
+    if not reason.strip():
+        raise FlagInvalid("say why the flag changes (the reason is kept in its history)")
+    stored: Any = None
+    if value is not None:
+        try:
+            stored = pipeline_config_settings().with_overrides(**{name: value}).as_dict()[name]
+        except ConfigInvalid as exc:
+            raise FlagInvalid(str(exc)) from exc
+    flag, _ = PipelineFlag.objects.select_for_update().get_or_create(name=name, model_key=model_key)
+    if flag.value == stored:
+        return flag
+    change = PipelineFlagChange(
+        flag=flag, old_value=flag.value, new_value=stored, changed_by=changed_by[:150], reason=reason.strip()
+    )
+    flag.value, flag.updated_by = stored, changed_by[:150]
+    flag.full_clean()
+    flag.save()
+    change.full_clean()
+    change.save()
+    return flag

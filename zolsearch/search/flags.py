@@ -1,0 +1,84 @@
+"""The catalogue of pipeline flags and thresholds evaluators set as rows (issue 11).
+
+Every :class:`~zolsearch.search.config.PipelineConfig` field is either a flag here (grouped, with
+a sentence an evaluator can read) or listed in :data:`NOT_FLAGS` with the reason; a test keeps
+the two complete, so a new field forces the decision. Rows live in
+:class:`~zolsearch.search.models.PipelineFlag`; reads in ``selectors``, writes in ``services``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class FlagSpec:
+    """One flag: its ``PipelineConfig`` field ``name``, the stage ``group`` it belongs to (admin
+    filter), a one-sentence ``description``, and whether its value is on one embedding model's
+    scale (``per_model``: rows may name the model)."""
+
+    name: str
+    group: str
+    description: str
+    per_model: bool = False
+
+
+_SPECS = (
+    FlagSpec("red_flags_enabled", "safety", "Route emergency, poisoning, suicide and out-of-hours messages to 112, 070 245 245, 1813/106 or 1733 before any search."),
+    FlagSpec("red_flag_model_enabled", "safety", "Second red-flag detector (a classifier over the question's vector) for phrasings the rules miss."),
+    FlagSpec("red_flag_model_threshold", "safety", "Probability (0–1) from which the red-flag classifier routes."),
+    FlagSpec("input_guard_enabled", "safety", "Refuse requests for individual medical advice, harmful requests and prompt injections."),
+    FlagSpec("output_guard_enabled", "safety", "Refuse drafts that address the asker with a dose or a diagnosis."),
+    FlagSpec("guard_threshold", "safety", "Probability (0–1) from which the offline guard classifier refuses."),
+    FlagSpec("guard_fail_open", "safety", "When the guard service fails: answer (true) or refuse (false)."),
+    FlagSpec("understanding_enabled", "understanding", "Classify intent and question type before retrieval."),
+    FlagSpec("understanding_intent_min", "understanding", "Minimum classifier probability (0–1) for its intent to be used."),
+    FlagSpec("reduced_query_enabled", "understanding", "Search long messages with their reduced query (focus, type and content words)."),
+    FlagSpec("dense_enabled", "retrieval", "Dense (vector) retrieval."),
+    FlagSpec("lexical_enabled", "retrieval", "Lexical (BM25) retrieval."),
+    FlagSpec("dense_candidates", "retrieval", "Hits taken from dense retrieval."),
+    FlagSpec("lexical_candidates", "retrieval", "Hits taken from BM25."),
+    FlagSpec("rrf_k", "retrieval", "Reciprocal Rank Fusion constant (60 in Cormack et al. 2009)."),
+    FlagSpec("top_k", "retrieval", "Candidates kept after fusion or reranking."),
+    FlagSpec("hnsw_ef_search", "retrieval", "pgvector hnsw.ef_search (search breadth of the vector index)."),
+    FlagSpec("language_boost", "retrieval", "Extra weight for passages in the question's language (0: off)."),
+    FlagSpec("source_authority_enabled", "source authority", "Weigh sources by the priority editors gave them."),
+    FlagSpec("source_authority_weight", "source authority", "Strength of the source priority in fusion."),
+    FlagSpec("source_authority_intents", "source authority", "Intents whose questions get the source priority (comma separated)."),
+    FlagSpec("reranker", "reranking", "Reranker: features-lr (offline), http:<model>, or empty for the fused order."),
+    FlagSpec("rerank_depth", "reranking", "Fused candidates handed to the reranker."),
+    FlagSpec("think_harder_candidates", "reranking", "Hits per retriever when thinking harder."),
+    FlagSpec("think_harder_top_k", "reranking", "Candidates kept when thinking harder."),
+    FlagSpec("rerank_languages", "reranking", "Languages the reranker serves (comma separated; empty: from its calibration)."),
+    FlagSpec("keyword_rescue_enabled", "keyword rescue", "Search question terms that no candidate contains on their own."),
+    FlagSpec("keyword_rescue_min_chars", "keyword rescue", "Minimum length of a rescued term (characters)."),
+    FlagSpec("keyword_rescue_max_chunks", "keyword rescue", "Passages keyword rescue may add."),
+    FlagSpec("crag_enabled", "CRAG", "Corrective retrieval: retrieve again or refuse when the reranker is not confident."),
+    FlagSpec("crag_upper", "CRAG", "Confidence (0–1) from which retrieval is correct (empty: the reranker's calibration)."),
+    FlagSpec("crag_lower", "CRAG", "Confidence (0–1) under which retrieval is incorrect (empty: the reranker's calibration)."),
+    FlagSpec("crag_bypass_languages", "CRAG", "Languages CRAG skips (comma separated)."),
+    FlagSpec("filco_enabled", "FILCO", "Drop answer-passage sentences unrelated to the question."),
+    FlagSpec("filco_threshold", "FILCO", "Sentence–question cosine under which a sentence is dropped."),
+    FlagSpec("filco_max_removed", "FILCO", "Largest share (0–1) of a passage's sentences FILCO may drop."),
+    FlagSpec("filco_min_kept", "FILCO", "Sentences always kept per passage."),
+    FlagSpec("filco_min_words", "FILCO", "Questions shorter than this many words skip FILCO."),
+    FlagSpec("filco_bypass_languages", "FILCO", "Languages FILCO skips (comma separated)."),
+    FlagSpec("semantic_cache_enabled", "semantic cache", "Serve a stored answer to a question that means the same."),
+    FlagSpec("semantic_cache_min_cosine", "semantic cache", "Cosine from which two questions count as the same."),
+    FlagSpec("generator", "answer", "Answer writer: extractive (offline) or llm (needs LLM_BASE_URL and LLM_MODEL)."),
+    FlagSpec("answer_chunks", "answer", "Passages the answer is written from."),
+    FlagSpec("answer_max_sentences", "answer", "Longest answer, in sentences."),
+    FlagSpec("gate_enabled", "gate", "Check every draft against its context before serving it."),
+    FlagSpec("gate_threshold", "gate", "Gate score (cosine) a draft needs; per embedding model.", per_model=True),
+    FlagSpec("gate_thresholds_by_language", "gate", 'Gate thresholds per language as JSON, e.g. {"nl": 0.6}; per embedding model.', per_model=True),
+)  # fmt: skip
+
+FLAGS: dict[str, FlagSpec] = {spec.name: spec for spec in _SPECS}
+
+# PipelineConfig fields that are not flags, and why.
+NOT_FLAGS: dict[str, str] = {
+    "embedding_model": "the operator's EMBEDDING_MODEL setting: the index is built with it",
+    "llm_model": "the operator's LLM_MODEL setting, bound to LLM_BASE_URL",
+    "guard_model": "the operator's GUARD_MODEL setting, bound to GUARD_BASE_URL",
+    "source_priorities": "editors set each source's priority on the source's own row",
+}
