@@ -70,6 +70,80 @@ class GoldenQuestion(models.Model):
         return f"{self.qid}: {self.question[:60]}"
 
 
+class AblationStudy(BackgroundRun):
+    """An ablation study: a base configuration, factors (pipeline flags with their levels), a
+    design, and repetitions, run over golden set versions as evaluation runs (rows).
+
+    ``factors``: ``[{"name": <PipelineConfig field>, "levels": [base level, other levels…]}]``.
+    ``design``: one factor at a time against the base, full factorial, or a 2^(k−p) fractional
+    factorial (``fraction_p`` = p, ``generators`` such as ``["E=ABCD"]``; ``design_description``
+    states its resolution). ``base_config``: the full frozen configuration (the live one when the
+    study was created, semantic cache off); every configuration is it with its levels applied,
+    so a study never reads the live flag rows again. Progress ``done``/``total`` counts
+    questions over all its runs. ``results``: the analysis (per configuration metrics with CIs,
+    McNemar against the base, Cochran's Q, change matrices, factorial effects);
+    ``recommendations``: per factor the level to use and the numbers behind it.
+    """
+
+    class Design(models.TextChoices):
+        OFAT = "ofat", "One factor at a time against the base"
+        FULL = "full", "Full factorial"
+        FRACTIONAL = "fractional", "Fractional factorial 2^(k−p)"
+
+    name = models.CharField(max_length=200)
+    golden_sets = models.ManyToManyField(GoldenSet, related_name="studies")
+    base_config = models.JSONField(default=dict)
+    base_config_hash = models.CharField(max_length=64, blank=True)
+    factors = models.JSONField(default=list)
+    design = models.CharField(max_length=16, choices=Design.choices, default=Design.OFAT)
+    fraction_p = models.PositiveSmallIntegerField(default=0, help_text="p of a 2^(k−p) design.")
+    generators = models.JSONField(default=list, blank=True)
+    design_description = models.CharField(max_length=300, blank=True)
+    repetitions = models.PositiveSmallIntegerField(default=1)
+    results = models.JSONField(default=dict, blank=True)
+    recommendations = models.JSONField(default=list, blank=True)
+    created_by = models.CharField(max_length=150, blank=True)
+    applied_at = models.DateTimeField(null=True, blank=True)
+    applied_by = models.CharField(max_length=150, blank=True)
+
+    class Meta(BackgroundRun.Meta):
+        verbose_name_plural = "ablation studies"
+        permissions = [("apply_recommendations", "Can apply a study's recommended settings to the live flags")]
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(repetitions__gte=1, repetitions__lte=20), name="ablationstudy_repetitions_range"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"study {self.pk}: {self.name}"
+
+
+class AblationConfiguration(models.Model):
+    """One design point of a study: its factor ``levels`` (name → value), their ±1 coding
+    (``coded``, two-level factors), the full frozen ``config`` and its hash, and after the
+    analysis its ``metrics`` (pass rates with CIs, McNemar against the base, change matrix)."""
+
+    study = models.ForeignKey(AblationStudy, on_delete=models.CASCADE, related_name="configurations")
+    index = models.PositiveIntegerField()
+    label = models.CharField(max_length=500)
+    levels = models.JSONField(default=dict)
+    coded = models.JSONField(default=dict)
+    is_base = models.BooleanField(default=False)
+    config = models.JSONField(default=dict)
+    config_hash = models.CharField(max_length=64)
+    metrics = models.JSONField(default=dict, blank=True)
+
+    class Meta:
+        ordering = ["study_id", "index"]
+        constraints = [
+            models.UniqueConstraint(fields=["study", "index"], name="ablationconfiguration_study_index_uniq")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.study_id}/{self.index}: {self.label}"
+
+
 class EvaluationRun(BackgroundRun):
     """One execution of the pipeline over a golden set version with a frozen configuration.
 
@@ -91,6 +165,10 @@ class EvaluationRun(BackgroundRun):
     ndcg_at_5 = models.FloatField(null=True, blank=True)
     entity_recall = models.FloatField(null=True, blank=True)
     created_by = models.CharField(max_length=150, blank=True)
+    study_configuration = models.ForeignKey(
+        AblationConfiguration, null=True, blank=True, on_delete=models.CASCADE, related_name="runs"
+    )
+    repetition = models.PositiveSmallIntegerField(default=0, help_text="0-based repetition within a study.")
 
     class Meta(BackgroundRun.Meta):
         pass

@@ -8,7 +8,8 @@ from celery import shared_task
 
 from core.runs import run_task_body
 from evaluation.judges import JudgeUnavailable
-from evaluation.models import EvaluationRun
+from evaluation.models import AblationStudy, EvaluationRun
+from evaluation.services.ablation import ablation_study_step
 from evaluation.services.judging import answer_judge
 from evaluation.services.runs import evaluation_run_execute
 
@@ -51,3 +52,20 @@ def evaluation_run_task(self, run_id: int) -> str:
         execute=lambda i: evaluation_run_execute(run_id=i),
         what="evaluation",
     )
+
+
+@shared_task(bind=True, acks_late=True, reject_on_worker_lost=False)
+def ablation_study_task(self, study_id: int) -> str:
+    """Execute the next pending run of ablation study ``study_id`` and queue this task again
+    while runs remain (one run per task: short tasks, parallel chains share the runs).
+
+    A redelivered message (its worker died) first resumes the runs that worker left RUNNING.
+    Returns ``"more"`` when it queued the next step, else the study's status.
+    """
+    delivery = self.request.delivery_info or {}
+    if ablation_study_step(study_id=study_id, redelivered=bool(delivery.get("redelivered"))):
+        queue = delivery.get("routing_key")  # the next step goes where this one came from
+        ablation_study_task.apply_async(args=[study_id], **({"queue": queue} if queue else {}))
+        return "more"
+    study = AblationStudy.objects.filter(pk=study_id).only("status").first()
+    return study.status if study else "gone"

@@ -221,6 +221,9 @@ JUDGE_DAILY_BUDGET = env.int("JUDGE_DAILY_BUDGET", default=0)
 JUDGE_ALWAYS_BELOW_GATE = env.float("JUDGE_ALWAYS_BELOW_GATE", default=0.75)
 EVALUATION_BOOTSTRAP_SAMPLES = env.int("EVALUATION_BOOTSTRAP_SAMPLES", default=2000)
 EVALUATION_BOOTSTRAP_SEED = env.int("EVALUATION_BOOTSTRAP_SEED", default=20261122)
+# Ablation studies: task chains queued per study (each takes the next pending run), so a worker
+# with this many processes runs that many configurations at once. Default: one per core.
+ABLATION_PARALLEL = env.int("ABLATION_PARALLEL", default=os.cpu_count() or 1)
 GOLDEN_SETS_DIR = env.path("GOLDEN_SETS_DIR", default=BASE_DIR / "data" / "golden")
 
 # --- Metrics --------------------------------------------------------------------------------

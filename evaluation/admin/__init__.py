@@ -8,5 +8,6 @@ and report with ``message_user``.
 from evaluation.admin.golden import GoldenSetAdmin
 from evaluation.admin.judgements import JudgementAdmin
 from evaluation.admin.runs import EvaluationResultAdmin, EvaluationRunAdmin
+from evaluation.admin.studies import AblationStudyAdmin
 
-__all__ = ["EvaluationResultAdmin", "EvaluationRunAdmin", "GoldenSetAdmin", "JudgementAdmin"]
+__all__ = ["AblationStudyAdmin", "EvaluationResultAdmin", "EvaluationRunAdmin", "GoldenSetAdmin", "JudgementAdmin"]

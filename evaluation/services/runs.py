@@ -24,7 +24,7 @@ from evaluation.metrics.answers import answer_fallback, answer_refused, entity_r
 from evaluation.metrics.criteria import pass_composite, pass_er_only
 from evaluation.metrics.retrieval import mrr, ndcg_at_k, ndcg_trec_at_k, precision_at_k, ranked_urls, recall_at_k
 from evaluation.metrics.summary import metric_mean, run_summary
-from evaluation.models import EvaluationResult, EvaluationRun, GoldenQuestion, GoldenSet
+from evaluation.models import AblationConfiguration, EvaluationResult, EvaluationRun, GoldenQuestion, GoldenSet
 from evaluation.selectors import entity_synonyms
 from evaluation.services.golden import golden_set_freeze
 from evaluation.services.judging import answer_judge
@@ -68,8 +68,13 @@ def evaluation_run_create(
     label: str = "",
     created_by: str = "",
     judge: Judge | None = None,
+    study_configuration: AblationConfiguration | None = None,
+    repetition: int = 0,
 ) -> EvaluationRun:
     """A PENDING run of ``golden_set`` with ``config`` (default: the live configuration).
+
+    ``study_configuration`` / ``repetition``: the ablation study design point and 0-based
+    repetition the run belongs to (none for a plain run).
 
     Freezes the set version (edits now make a new version) and stores the full configuration,
     its hash, the embedding model, the judge key, the code version and the set's content hash.
@@ -92,6 +97,8 @@ def evaluation_run_create(
         golden_set_hash=golden_set.content_hash,
         total=count,
         created_by=created_by[:150],
+        study_configuration=study_configuration,
+        repetition=repetition,
     )
     run.full_clean()
     run.save()

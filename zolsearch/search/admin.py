@@ -10,6 +10,7 @@ from django import forms
 from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse
+from django.utils.html import format_html, format_html_join
 
 from zolsearch.search.config import ConfigInvalid, config_value_parse, pipeline_config_settings
 from zolsearch.search.flags import FLAGS
@@ -123,21 +124,6 @@ class PipelineFlagForm(forms.ModelForm):
         return data
 
 
-class PipelineFlagChangeInline(admin.TabularInline):
-    model = PipelineFlagChange
-    extra = 0
-    can_delete = False
-    fields = ("changed_at", "changed_by", "old_value", "new_value", "reason")
-    readonly_fields = fields
-    verbose_name_plural = "history"
-
-    def has_add_permission(self, request: HttpRequest, obj: object = None) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: object = None) -> bool:
-        return False
-
-
 @admin.register(PipelineFlag)
 class PipelineFlagAdmin(admin.ModelAdmin):
     """Every feature flag and threshold of the pipeline with its current value, its default and
@@ -149,9 +135,8 @@ class PipelineFlagAdmin(admin.ModelAdmin):
     list_display = ("name", "stage", "current", "default", "model_key", "updated_by", "updated_at", "description")
     list_filter = (FlagGroupFilter,)
     search_fields = ("name",)
-    readonly_fields = ("name", "model_key", "description", "default", "updated_by", "updated_at")
-    fields = ("name", "model_key", "description", "default", "new_value", "use_default", "reason")
-    inlines = [PipelineFlagChangeInline]
+    readonly_fields = ("name", "model_key", "description", "default", "history")
+    fields = ("name", "model_key", "description", "default", "new_value", "use_default", "reason", "history")
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
@@ -179,6 +164,24 @@ class PipelineFlagAdmin(admin.ModelAdmin):
     def description(self, obj: PipelineFlag) -> str:
         spec = FLAGS.get(obj.name)
         return spec.description if spec else "Not used by this version of the pipeline."
+
+    @admin.display(description="history")
+    def history(self, obj: PipelineFlag) -> str:
+        rows = format_html_join(
+            "",
+            "<tr><td>{}</td><td>{}</td><td>{} → {}</td><td>{}</td></tr>",
+            (
+                (c.changed_at.strftime("%Y-%m-%d %H:%M"), c.changed_by, flag_text(c.old_value) or "(default)",
+                 flag_text(c.new_value) or "(default)", c.reason)
+                for c in obj.changes.all()[:50]
+            ),
+        )  # fmt: skip
+        if not rows:
+            return "No changes yet."
+        return format_html(
+            "<table><thead><tr><th>when</th><th>who</th><th>change</th><th>reason</th></tr></thead><tbody>{}</tbody></table>",
+            rows,
+        )
 
     @admin.display(description="value")
     def current(self, obj: PipelineFlag) -> str:

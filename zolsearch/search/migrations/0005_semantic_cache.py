@@ -8,6 +8,7 @@ class Migration(migrations.Migration):
 
     dependencies = [
         ('search', '0004_answer_safety_fields'),
+        ('ingestion', '0001_extensions'),  # the pgvector extension (the vector column below)
     ]
 
     operations = [

@@ -1,0 +1,1 @@
+"""Ablation studies: experimental designs (``design``) and their statistics (``analysis``), pure functions."""

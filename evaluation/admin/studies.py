@@ -1,0 +1,263 @@
+"""Ablation studies in the admin: a form an evaluator fills (golden sets, the flags to vary and
+their levels, the design, repetitions), the study page (configurations with CIs, McNemar against
+the base, Cochran's Q, factorial effects, a chart, recommendations with an "apply" button),
+CSV and Markdown export, and "resume" for a study whose worker stopped."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+from django.contrib import admin, messages
+from django.core.exceptions import PermissionDenied
+from django.db.models import QuerySet
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.shortcuts import get_object_or_404
+from django.template.response import TemplateResponse
+from django.urls import path, reverse
+from django.views.decorators.http import require_POST
+
+from core.admin_runs import BackgroundRunAdminMixin
+from evaluation.ablation.design import DesignInvalid, design_build
+from evaluation.ablation.report import study_csv, study_markdown
+from evaluation.models import AblationStudy, GoldenSet
+from evaluation.services.ablation import (
+    StudyInvalid,
+    ablation_recommendations_apply,
+    ablation_study_create,
+    ablation_study_enqueue,
+    ablation_study_resume,
+    factors_from_text,
+    factors_validate,
+    studies_progress_counts,
+)
+from zolsearch.search.config import ConfigInvalid, pipeline_config_default
+from zolsearch.search.models import PipelineFlag
+from zolsearch.search.services import FlagInvalid
+
+
+class AblationStudyForm(forms.ModelForm):
+    """What an evaluator fills in to launch a study; checked (flags, levels, design) before any
+    run is created."""
+
+    sets = forms.ModelMultipleChoiceField(
+        queryset=GoldenSet.objects.order_by("name", "-version"),
+        widget=forms.CheckboxSelectMultiple,
+        label="golden sets",
+        help_text="Each configuration is run over every chosen set version.",
+    )
+    flags = forms.ModelMultipleChoiceField(
+        queryset=PipelineFlag.objects.filter(model_key="").order_by("name"),
+        widget=forms.CheckboxSelectMultiple,
+        required=False,
+        label="factors: flags to vary",
+        help_text="A true/false flag is tried at its live value (the base) and the other value.",
+    )
+    levels = forms.CharField(
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 3, "cols": 70}),
+        label="levels of other factors",
+        help_text="One per line, base level first, e.g. 'top_k: 10, 5' or 'reranker: features-lr, ' "
+        "(an empty level is allowed). Flags named here need not be ticked above.",
+    )
+    overrides = forms.CharField(
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 2, "cols": 70}),
+        label="base configuration changes",
+        help_text="Optional, one 'flag=value' per line; the base is otherwise the live configuration now.",
+    )
+    generators = forms.CharField(
+        required=False,
+        label="generators (fractional designs)",
+        help_text="e.g. 'E=ABCD'; empty: the standard minimum-aberration generators for k and p.",
+    )
+
+    class Meta:
+        model = AblationStudy
+        fields = ["name", "design", "fraction_p", "repetitions"]
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        try:
+            base = pipeline_config_default()
+            lines = [line.strip() for line in (data.get("overrides") or "").splitlines() if line.strip()]
+            base = base.with_override_pairs(lines) if lines else base
+            names = [flag.name for flag in data.get("flags") or []]
+            factors = factors_validate(
+                factors=factors_from_text(text=data.get("levels") or "", names=names, base=base), base=base
+            )
+            if not factors:
+                raise StudyInvalid("choose at least one flag to vary")
+            generators = [g.strip() for g in (data.get("generators") or "").split(",") if g.strip()]
+            design_build(
+                str(data.get("design") or "ofat"),
+                [{"name": f["name"], "levels": f["levels"]} for f in factors],
+                p=int(data.get("fraction_p") or 0),
+                generators=generators or None,
+            )
+        except (StudyInvalid, ConfigInvalid, DesignInvalid) as exc:
+            raise forms.ValidationError(str(exc)) from exc
+        data["parsed"] = {"base": base, "factors": factors, "generators": generators or None}
+        return data
+
+
+@admin.register(AblationStudy)
+class AblationStudyAdmin(BackgroundRunAdminMixin, admin.ModelAdmin):
+    """Studies with their progress; the add form launches one (queued for the worker)."""
+
+    form = AblationStudyForm
+    list_display = (
+        "id",
+        "name",
+        "design_description",
+        "repetitions",
+        "status",
+        "progress",
+        "runs",
+        "created_by",
+        "created_at",
+    )
+    list_filter = ("status", "design")
+    search_fields = ("name",)
+    actions = ["resume"]
+    fieldsets = (
+        (None, {"fields": ("name", "sets")}),
+        ("Factors", {"fields": ("flags", "levels", "overrides")}),
+        ("Design", {"fields": ("design", "fraction_p", "generators", "repetitions")}),
+    )
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[AblationStudy]:
+        return super().get_queryset(request).defer("results", "base_config")
+
+    def changelist_view(self, request: HttpRequest, extra_context: dict[str, Any] | None = None) -> HttpResponse:
+        response = super().changelist_view(request, extra_context)
+        if isinstance(response, TemplateResponse) and "cl" in (response.context_data or {}):
+            ids = [s.pk for s in response.context_data["cl"].result_list]  # type: ignore[index]
+            self._run_counts = studies_progress_counts(study_ids=ids)
+        return response
+
+    _run_counts: dict[int, dict[str, int]] = {}
+
+    @admin.display(description="runs done / failed / all")
+    def runs(self, obj: AblationStudy) -> str:
+        counts = self._run_counts.get(obj.pk) or {}
+        return f"{counts.get('succeeded', 0)} / {counts.get('failed', 0)} / {sum(counts.values())}"
+
+    def save_model(self, request: HttpRequest, obj: AblationStudy, form: forms.ModelForm, change: bool) -> None:
+        parsed = form.cleaned_data["parsed"]
+        study = ablation_study_create(
+            name=obj.name,
+            golden_sets=list(form.cleaned_data["sets"]),
+            factors=parsed["factors"],
+            design=obj.design,
+            fraction_p=obj.fraction_p,
+            generators=parsed["generators"],
+            repetitions=obj.repetitions,
+            base_config=parsed["base"],
+            created_by=request.user.get_username(),
+        )
+        ablation_study_enqueue(study=study)
+        obj.pk, obj.created_at = study.pk, study.created_at
+        self.message_user(request, f"Study {study.pk} queued: {study.design_description}.")
+
+    def save_related(self, request: HttpRequest, form: forms.ModelForm, formsets: Any, change: bool) -> None:
+        return None  # the service set the golden sets
+
+    def has_resume_permission(self, request: HttpRequest) -> bool:
+        return request.user.has_perm("evaluation.add_ablationstudy")
+
+    @admin.action(description="Resume (keeps finished runs and questions)", permissions=["resume"])
+    def resume(self, request: HttpRequest, queryset: QuerySet[AblationStudy]) -> None:
+        resumed = []
+        for study_id in queryset.exclude(status=AblationStudy.Status.SUCCEEDED).values_list("pk", flat=True):
+            study = ablation_study_resume(study_id=study_id)
+            ablation_study_enqueue(study=study)
+            resumed.append(str(study_id))
+        self.message_user(request, f"Resumed {len(resumed)} study(ies): {', '.join(resumed) or 'none'}.")
+
+    def get_urls(self):
+        view = self.admin_site.admin_view
+        extra = [
+            path("<int:pk>/export.csv", view(self.export_csv), name="evaluation_ablationstudy_csv"),
+            path("<int:pk>/export.md", view(self.export_markdown), name="evaluation_ablationstudy_markdown"),
+            path("<int:pk>/apply/", view(require_POST(self.apply_view)), name="evaluation_ablationstudy_apply"),
+        ]
+        return extra + super().get_urls()
+
+    def _study(self, request: HttpRequest, pk: int | str) -> AblationStudy:
+        if not self.has_view_permission(request):
+            raise PermissionDenied
+        return get_object_or_404(AblationStudy, pk=pk)
+
+    def change_view(self, request: HttpRequest, object_id: str, form_url: str = "", extra_context=None):
+        """The study page, read-only; everything shown comes from the stored analysis."""
+        study = self._study(request, object_id)
+        results = study.results or {}
+        configurations = results.get("configurations") or []
+        counts = studies_progress_counts(study_ids=[study.pk]).get(study.pk, {})
+        context = {
+            **self.admin_site.each_context(request),
+            "opts": self.model._meta,
+            "title": f"Ablation study {study.pk}: {study.name}",
+            "study": study,
+            "results": results,
+            "configurations": configurations,
+            "chart": _chart(configurations),
+            "run_counts": counts,
+            "can_apply": request.user.has_perm("evaluation.apply_recommendations"),
+            "golden_sets": list(study.golden_sets.all()),
+            "runs_url": reverse("admin:evaluation_evaluationrun_changelist") + f"?q=study+{study.pk}+%C2%B7",
+        }
+        return TemplateResponse(request, "admin/evaluation/ablationstudy/detail.html", context)
+
+    def export_csv(self, request: HttpRequest, pk: int) -> HttpResponse:
+        study = self._study(request, pk)
+        response = HttpResponse(study_csv(study.results or {}), content_type="text/csv; charset=utf-8")
+        response["Content-Disposition"] = f'attachment; filename="ablation-study-{study.pk}.csv"'
+        return response
+
+    def export_markdown(self, request: HttpRequest, pk: int) -> HttpResponse:
+        study = self._study(request, pk)
+        text = study_markdown(
+            title=f"Ablation study {study.pk}: {study.name}",
+            description=study.design_description,
+            results=study.results or {},
+            recommendations=study.recommendations or [],
+        )
+        response = HttpResponse(text, content_type="text/markdown; charset=utf-8")
+        response["Content-Disposition"] = f'attachment; filename="ablation-study-{study.pk}.md"'
+        return response
+
+    def apply_view(self, request: HttpRequest, pk: int) -> HttpResponse:
+        """Apply the recommendations to the live flags (evaluators with the permission only)."""
+        if not request.user.has_perm("evaluation.apply_recommendations"):
+            raise PermissionDenied
+        study = self._study(request, pk)
+        try:
+            changed = ablation_recommendations_apply(study=study, applied_by=request.user.get_username())
+        except (StudyInvalid, FlagInvalid) as exc:
+            self.message_user(request, str(exc), level=messages.ERROR)
+        else:
+            text = ", ".join(changed) if changed else "none (the live flags already match)"
+            self.message_user(request, f"Applied study {study.pk}'s recommendations; flags changed: {text}.")
+        return HttpResponseRedirect(reverse("admin:evaluation_ablationstudy_change", args=[study.pk]))
+
+
+def _chart(configurations: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Rows of the pass-rate chart: bar and CI whisker positions in % of the track (0–100)."""
+    rows = []
+    for c in configurations:
+        value = c.get("pass_rate")
+        if not value:
+            continue
+        rows.append(
+            {
+                "label": c["label"],
+                "mean": value["mean"],
+                "width": round(100 * value["mean"], 1),
+                "low": round(100 * value["low"], 1),
+                "span": round(100 * (value["high"] - value["low"]), 1),
+                "is_base": c["is_base"],
+            }
+        )
+    return rows
