@@ -24,6 +24,7 @@ for module, args, env in (
     ("benchmarks.understanding", [], {}),
     ("benchmarks.retrieval_quality", ["--set", "data/golden/medquad-heldout.jsonl", "--quiet"], BENCH_DB),
     ("benchmarks.retrieval_quality", ["--set", "data/golden/medquad-heldout-noisy.jsonl", "--quiet"], BENCH_DB),
+    ("benchmarks.ablation", [], {}),
 ):
     print(f"== {module} {' '.join(args)}", flush=True)
     subprocess.run([sys.executable, "-m", module, *args], check=True, env={**os.environ, **env})
