@@ -73,7 +73,9 @@ def main() -> None:
     with app.connection_for_write("filesystem://") as conn:
         for _ in range(args.processes):
             ablation_study_task.apply_async(args=[study.pk], connection=conn, queue=queue)
-    env = {**os.environ, "CELERY_BROKER_DIR": str(broker), "CELERY_BROKER_URL": "filesystem://"}
+    threads = str(max(1, (os.cpu_count() or 1) // args.processes))  # no more encoder threads than cores
+    env = {**os.environ, "CELERY_BROKER_DIR": str(broker), "CELERY_BROKER_URL": "filesystem://",
+           "EMBEDDING_THREADS": threads}  # fmt: skip
     command = [sys.executable, "-m", "celery", "-A", "zolsearch", "worker", f"--concurrency={args.processes}",
                "-l", "WARNING", "-Q", queue, "-n", f"{queue}@%h", "--without-gossip", "--without-mingle"]  # fmt: skip
     started = time.perf_counter()

@@ -1,7 +1,10 @@
 """Django settings for ZOL Search, read through django-environ (12-factor).
 
 Every value has a safe default for local use; in production mode (``DJANGO_DEBUG=false``) the
-secret key has none. Feature flags and thresholds that evaluators change at run time will be rows,
+secret key has none. The ``production`` profile (``DJANGO_ENV=production``, README "Production")
+also requires the allowed hosts and turns on HTTPS-only cookies, HSTS and the HTTPS redirect
+behind a TLS-terminating proxy; it raises ``ImproperlyConfigured`` when a required variable is
+missing. Feature flags and thresholds that evaluators change at run time will be rows,
 not settings; the values here are the defaults a request's frozen ``PipelineConfig`` starts from.
 """
 
@@ -11,6 +14,7 @@ import os
 from pathlib import Path
 
 import environ
+from django.core.exceptions import ImproperlyConfigured
 
 from zolsearch.embedded_pg import embedded_database_settings
 
@@ -20,13 +24,25 @@ env = environ.Env()
 if (BASE_DIR / ".env").exists():
     environ.Env.read_env(BASE_DIR / ".env")
 
+# Settings profile: "local" (the embedded defaults of `make run` and the tests) or "production".
+DJANGO_ENV = env("DJANGO_ENV", default="local")
+if DJANGO_ENV not in ("local", "production"):
+    raise ImproperlyConfigured(f"DJANGO_ENV must be 'local' or 'production', not {DJANGO_ENV!r}.")
+PRODUCTION = DJANGO_ENV == "production"
+
 # Local (embedded database) runs default to DEBUG; a deployment on DATABASE_URL defaults to
-# production mode, where the secret key has no default.
-DEBUG = env.bool("DJANGO_DEBUG", default=not env("DATABASE_URL", default=""))
+# production mode, where the secret key has no default. The production profile never debugs.
+DEBUG = env.bool("DJANGO_DEBUG", default=not PRODUCTION and not env("DATABASE_URL", default=""))
+if PRODUCTION and DEBUG:
+    raise ImproperlyConfigured("DJANGO_DEBUG=true cannot be used with DJANGO_ENV=production.")
 SECRET_KEY = (
     env("DJANGO_SECRET_KEY", default="insecure-local-development-key-change-me") if DEBUG else env("DJANGO_SECRET_KEY")
 )
-ALLOWED_HOSTS = env.list("DJANGO_ALLOWED_HOSTS", default=["127.0.0.1", "localhost", "testserver"])
+ALLOWED_HOSTS = (
+    env.list("DJANGO_ALLOWED_HOSTS")
+    if PRODUCTION
+    else env.list("DJANGO_ALLOWED_HOSTS", default=["127.0.0.1", "localhost", "testserver"])
+)
 
 INSTALLED_APPS = [
     "django.contrib.admin",
@@ -46,6 +62,9 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django_prometheus.middleware.PrometheusBeforeMiddleware",  # first: times the whole stack
     "django.middleware.security.SecurityMiddleware",
+    # Static files (the admin's CSS and JS) from gunicorn, also without DEBUG (whitenoise docs:
+    # right after SecurityMiddleware, before everything else).
+    "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -99,8 +118,40 @@ TIME_ZONE = "Europe/Brussels"
 USE_I18N = True
 USE_TZ = True
 
+# --- Static files and serving --------------------------------------------------------------
+# `manage.py serve` runs collectstatic into STATIC_ROOT and WhiteNoise serves it from there (with
+# DEBUG also straight from the apps). Production: content-hashed names, cached for a year, and
+# pre-compressed copies. The folder is created here so that WhiteNoise, which scans it when the
+# middleware loads, finds it before the first collectstatic.
 STATIC_URL = "static/"
-STATIC_ROOT = BASE_DIR / "staticfiles"
+STATIC_ROOT = env.path("DJANGO_STATIC_ROOT", default=BASE_DIR / "staticfiles")
+Path(STATIC_ROOT).mkdir(parents=True, exist_ok=True)
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {
+        "BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"
+        if PRODUCTION
+        else "django.contrib.staticfiles.storage.StaticFilesStorage"
+    },
+}
+# gunicorn (zolsearch/gunicorn_conf.py): WEB_WORKERS processes (0 = one per CPU core this process
+# may run on) of WEB_THREADS threads each.
+WEB_WORKERS = env.int("WEB_WORKERS", default=0) or len(os.sched_getaffinity(0))
+WEB_THREADS = env.int("WEB_THREADS", default=4)
+
+# --- Security -------------------------------------------------------------------------------
+# Production: TLS ends at a reverse proxy in front of gunicorn, which must set (overwrite)
+# X-Forwarded-Proto; `manage.py check --deploy` is clean with these defaults. HSTS applies to the
+# host (and its subdomains) for a year; lower DJANGO_SECURE_HSTS_SECONDS while trying it out.
+if PRODUCTION:
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+    SECURE_SSL_REDIRECT = env.bool("DJANGO_SECURE_SSL_REDIRECT", default=True)
+    SESSION_COOKIE_SECURE = True
+    CSRF_COOKIE_SECURE = True
+    SECURE_HSTS_SECONDS = env.int("DJANGO_SECURE_HSTS_SECONDS", default=365 * 24 * 3600)
+    SECURE_HSTS_INCLUDE_SUBDOMAINS = env.bool("DJANGO_SECURE_HSTS_INCLUDE_SUBDOMAINS", default=True)
+    SECURE_HSTS_PRELOAD = env.bool("DJANGO_SECURE_HSTS_PRELOAD", default=True)
+    CSRF_TRUSTED_ORIGINS = env.list("DJANGO_CSRF_TRUSTED_ORIGINS", default=[])
 
 # --- Celery ---------------------------------------------------------------------------------
 # No CELERY_BROKER_URL: kombu's filesystem transport under .data/broker, which needs no server;
@@ -139,6 +190,9 @@ EMBEDDING_API_KEY = env("EMBEDDING_API_KEY", default="not-needed")
 EMBEDDING_DIMENSIONS = env.int("EMBEDDING_DIMENSIONS", default=0)  # Matryoshka truncation, 0 = native
 EMBEDDING_TIMEOUT_S = env.float("EMBEDDING_TIMEOUT_S", default=10.0)
 EMBEDDING_BATCH_SIZE = env.int("EMBEDDING_BATCH_SIZE", default=32)
+# Threads of the in-process encoder (USE): one per core for one process; 1 when a worker runs
+# one process per core (more threads than cores slow every process down).
+EMBEDDING_THREADS = env.int("EMBEDDING_THREADS", default=2)
 
 # Generative answers through an OpenAI-compatible chat endpoint; extractive when unset.
 LLM_MODEL = env("LLM_MODEL", default="")

