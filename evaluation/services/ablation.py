@@ -422,14 +422,17 @@ def ablation_study_analyse(*, study: AblationStudy) -> tuple[dict[str, Any], dic
     if study.design in (AblationStudy.Design.FULL, AblationStudy.Design.FRACTIONAL) and _two_level(study):
         plan = design_build(study.design, study.factors, p=study.fraction_p, generators=study.generators or None)
         outcomes = np.nanmean(cube["passed"][:, complete, :], axis=2)
-        results["effects"] = factorial_effects(
-            [c.coded for c in configurations],
-            outcomes,
-            letters=plan.letters,
-            aliases=plan.aliases,
-            interactions=True,
-            samples=samples,
-            seed=seed,
+        results["effects"] = sorted(
+            factorial_effects(
+                [{f["name"]: c.coded[f["name"]] for f in study.factors} for c in configurations],  # factor order
+                outcomes,
+                letters=plan.letters,
+                aliases=plan.aliases,
+                interactions=True,
+                samples=samples,
+                seed=seed,
+            ),
+            key=lambda e: (len(e["letters"]), e["letters"]),
         )
     results["recommendations"] = recommendations(study=study, results=results)
     return results, per_configuration
