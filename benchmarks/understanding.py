@@ -6,6 +6,13 @@ and the share of words dropped).
 
 Run: ``.venv/bin/python -m benchmarks.understanding`` (part of ``make bench``); results in
 ``docs/bench-results/understanding.json``. Needs no database.
+
+Follow-up resolution (:func:`followup_accuracy`, also part of the run above; alone, printing
+only: ``.venv/bin/python -m benchmarks.understanding followups``): the decision's accuracy on
+``data/understanding/followups.jsonl``, and for the labelled follow-ups the share whose resolved
+question holds every key word (``must_contain``) and none of the replaced ones
+(``must_not_contain``), per language. Words only: the taxonomy's ``message_focus`` (a database
+lookup in the stage) is not used here.
 """
 
 from __future__ import annotations
@@ -75,11 +82,88 @@ def main() -> None:
     print("accuracy (5-fold CV):", accuracy)
     print("top intent confusions:", sorted(confusions.items(), key=lambda kv: -kv[1])[:8])
     print("reduced queries:", reduction)
+    followups = followup_accuracy()
+    print("follow-ups:", followups["accuracy"])
     results_write(
         "understanding",
-        {"accuracy_cv5": accuracy, "intent_confusions": dict(confusions), "reduction": reduction, "rows": len(rows)},
+        {
+            "accuracy_cv5": accuracy,
+            "intent_confusions": dict(confusions),
+            "reduction": reduction,
+            "rows": len(rows),
+            "followups": followups,
+        },
     )
 
 
+def followup_accuracy() -> dict[str, object]:
+    """Accuracy of :func:`zolsearch.search.followup.followup_resolve` on the labelled follow-ups.
+
+    Returns ``{"accuracy": {bucket: {"n", "decision", "followups", "resolution"}}, "errors":
+    [...]}`` with buckets ``all``, per language (``nl``/``en``/``fr``) and per split
+    (``split:dev``: the rows the rules were written with; ``split:check``: rows written after
+    the rules were frozen, scored once as they came): ``decision`` is the share of rows whose
+    follow-up decision matches the label (in [0, 1]); ``resolution`` the share of labelled
+    follow-ups decided as such whose resolved question (accent- and case-folded) contains every
+    ``must_contain`` key word and no ``must_not_contain`` word, counted over all labelled
+    follow-ups (a missed follow-up counts as a failed resolution). Pure: no database.
+    """
+    import json
+
+    from core.text import text_normalise
+    from zolsearch.search.followup import followup_resolve
+
+    path = BASE_DIR / "data" / "understanding" / "followups.jsonl"
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    cells: dict[str, dict[str, list[int]]] = defaultdict(lambda: defaultdict(list))
+    errors: list[dict[str, object]] = []
+    for row in rows:
+        result = followup_resolve(previous=row["previous"], message=row["message"], language=row["language"])
+        decided = int(result.is_followup == row["is_followup"])
+        folded = f" {text_normalise(result.resolved)} "
+        resolved_ok = None
+        if row["is_followup"]:
+            resolved_ok = int(
+                bool(decided)
+                and all(f" {text_normalise(w)} " in folded for w in row["must_contain"])
+                and not any(f" {text_normalise(w)} " in folded for w in row["must_not_contain"])
+            )
+        elif decided:
+            resolved_ok = None
+        for bucket in ("all", row["language"], f"split:{row.get('split', 'dev')}"):
+            cells[bucket]["decision"].append(decided)
+            if resolved_ok is not None:
+                cells[bucket]["resolution"].append(resolved_ok)
+        if not decided or resolved_ok == 0:
+            errors.append(
+                {
+                    "id": row["id"],
+                    "split": row.get("split", "dev"),
+                    "message": row["message"],
+                    "expected": row["is_followup"],
+                    "rule": result.rule,
+                    "resolution": result.resolution,
+                    "resolved": result.resolved,
+                }
+            )
+    accuracy = {
+        bucket: {
+            "n": len(v["decision"]),
+            "decision": round(sum(v["decision"]) / len(v["decision"]), 3),
+            "followups": len(v["resolution"]),
+            "resolution": round(sum(v["resolution"]) / len(v["resolution"]), 3) if v["resolution"] else None,
+        }
+        for bucket, v in sorted(cells.items())
+    }
+    return {"accuracy": accuracy, "errors": errors}
+
+
 if __name__ == "__main__":
-    main()
+    if sys.argv[1:] == ["followups"]:
+        sys.path.insert(0, str(BASE_DIR))  # the follow-up rules need neither Django nor a database
+        report = followup_accuracy()
+        print("follow-ups:", report["accuracy"])
+        for error in report["errors"]:  # type: ignore[attr-defined]
+            print("  ", error)
+    else:
+        main()

@@ -74,6 +74,10 @@ class PipelineConfig(BaseModel):
       classifier's intent is used when the graph implies none and its probability is ≥
       ``understanding_intent_min``. ``reduced_query_enabled``: long messages are searched with
       their reduced query (BM25 and a second query vector for dense retrieval).
+    - ``followup_enabled`` / ``followup_max_age_s``: a short message of a conversation
+      ("en in Maaseik?") is resolved against the latest API turn of the same ``conversation_id``
+      asked at most ``followup_max_age_s`` seconds before (1,800 s: half an hour, provisional);
+      taxonomy, retrieval, understanding and generation search the resolved question.
     - ``filco_enabled`` / ``filco_threshold`` / ``filco_max_removed`` / ``filco_min_kept`` /
       ``filco_min_words`` / ``filco_bypass_languages``: FILCO sentence filtering of the answer
       chunks (seed 004: at most 50 % removed, at least 2 kept, bypass for ≤ 4-word questions).
@@ -122,6 +126,8 @@ class PipelineConfig(BaseModel):
     )  # fmt: skip
     language_boost: float = Field(default=0.0, ge=0.0, le=10.0)
     understanding_enabled: bool = True
+    followup_enabled: bool = True
+    followup_max_age_s: int = Field(default=1800, ge=0, le=86400)
     understanding_intent_min: float = Field(default=0.0, ge=0.0, le=1.0)
     reduced_query_enabled: bool = True
     reranker: str = ""
@@ -177,8 +183,10 @@ class PipelineConfig(BaseModel):
         for pair in pairs:
             name, sep, raw = pair.partition("=")
             name = name.strip()
-            if not sep:
-                raise ConfigInvalid(f"override {pair!r} has no '='; write field=value")
+            if not sep or name not in type(self).model_fields:
+                raise ConfigInvalid(
+                    f"unknown override {pair!r}; write field=value with one of: {', '.join(sorted(type(self).model_fields))}"
+                )
             changes[name] = config_value_parse(name=name, raw=raw)
         return self.with_overrides(**changes)
 

@@ -165,6 +165,22 @@ class RetrievalTrace(_Trace):
     cache_hit_id: int | None = None
 
 
+class FollowUpTrace(_Trace):
+    """Follow-up resolution against the previous turn of the same conversation
+    (:mod:`zolsearch.search.followup`): ``previous_trace_id`` (that turn's ``Answer.trace_id``),
+    ``is_followup``, ``rule`` (the decision rule that fired), ``resolution`` (how the question
+    was written, "" when not a follow-up), ``cue`` (the continuation cue, "" without) and
+    ``resolved``: the question taxonomy, retrieval, understanding and generation searched with
+    (the message as typed when not a follow-up; ``Answer.question`` always keeps it as typed)."""
+
+    previous_trace_id: str = ""
+    is_followup: bool = False
+    rule: str = ""
+    resolution: str = ""
+    cue: str = ""
+    resolved: str = ""
+
+
 class AnswerTrace(_Trace):
     """Version :data:`TRACE_VERSION` of ``Answer.trace``.
 
@@ -174,6 +190,10 @@ class AnswerTrace(_Trace):
     - ``draft_citations`` / ``fallback_citations``: ``{n, title, url, snippet, source}`` of the
       refused draft and of the graph facts leading a fallback.
     - ``stop_stage`` / ``stop_reason``: which stage ended the run early, and why.
+    - ``followup``: the previous turn of the conversation and what it made of the message; None
+      when the request had no ``conversation_id``, the conversation no recent turn, or the
+      follow-up stage is off. Added without changing a field's meaning: still version 1, and
+      traces written before it read with ``followup`` None.
     """
 
     version: int = TRACE_VERSION
@@ -192,3 +212,4 @@ class AnswerTrace(_Trace):
     red_flag: RedFlagTrace | None = None
     retrieval: RetrievalTrace = Field(default_factory=RetrievalTrace)
     understanding: UnderstandingTrace = Field(default_factory=UnderstandingTrace)
+    followup: FollowUpTrace | None = None

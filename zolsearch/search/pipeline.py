@@ -18,6 +18,7 @@ from zolsearch.search.config import PipelineConfig
 from zolsearch.search.stages.base import SearchRequest, SearchState, Stage, Stop, StopPipeline
 from zolsearch.search.stages.cache import SemanticCacheStage
 from zolsearch.search.stages.compose import ComposeStage
+from zolsearch.search.stages.followup import FollowUpStage
 from zolsearch.search.stages.generate import GenerationStage
 from zolsearch.search.stages.quality_gate import GateStage
 from zolsearch.search.stages.rerank import CragStage, FilcoStage, KeywordRescueStage, RerankCutStage, RerankStage
@@ -46,6 +47,7 @@ class IndexEmpty(SearchError):
 STAGES: tuple[Stage, ...] = (
     UnderstandStage(),
     RedFlagStage(),
+    FollowUpStage(),  # after the rules saw the message as typed, before anything searches
     TaxonomyStage(),
     EmbedQueryStage(),
     QueryUnderstandingStage(),

@@ -12,12 +12,14 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 from typing import Any
 
 import numpy as np
 from django.db import connection, transaction
 from django.db.models import F, QuerySet
 from django.db.models.functions import Cast
+from django.utils import timezone
 from pgvector.django import CosineDistance, VectorField
 
 from ingestion.models import Chunk, ChunkEmbedding
@@ -271,3 +273,18 @@ def pipeline_flag_values(*, model_key: str) -> dict[str, Any]:
         if name in FLAGS:
             values[name] = value
     return values
+
+
+def answer_previous_turn(*, conversation_id: str, max_age_s: int, now: datetime | None = None) -> Answer | None:
+    """The latest answer served through the API in conversation ``conversation_id`` no more than
+    ``max_age_s`` seconds (≥ 0) before ``now`` (default: the current time), or None: for an
+    empty ``conversation_id`` (without a query), a conversation without such a turn, or
+    ``max_age_s`` 0. Batch and evaluation answers never count. One query."""
+    if not conversation_id or max_age_s <= 0:
+        return None
+    since = (now or timezone.now()) - timedelta(seconds=max_age_s)
+    return (
+        Answer.objects.filter(conversation_id=conversation_id, channel=Answer.Channel.API, created_at__gte=since)
+        .order_by("-created_at", "-id")
+        .first()
+    )

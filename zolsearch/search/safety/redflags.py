@@ -211,6 +211,9 @@ EMERGENCY = [
             r"\b(niet|nie|ni) (meer )?wakker te krijgen\b",
             r"\bwordt (niet|nie|ni) (meer )?wakker\b",
             r"\b(ademt|ademde) (niet|nie|ni) (meer)?\b",
+            # the other Dutch word orders: "als hij niet meer ademt", "ademt hij niet meer"
+            r"\b(niet|nie|ni) meer (ademt|ademde)\b",
+            r"\b(ademt|ademde) (hij|ze|zij|het|mijn \w+) (niet|nie|ni) (meer)?\b",
             r"\bgeen (ademhaling|hartslag|pols)\b",
             r"\b(ineengezakt|in elkaar gezakt|neergevallen en|valt flauw en|flauwgevallen en)\b",
             r"\b(lippen|gezicht) (zijn |is |worden |wordt |zien )?(blauw|grauw)\b",

@@ -59,7 +59,10 @@ class SearchState:
     """Everything the stages read and add, plus the per-stage timings (ms).
 
     Groups (the stage that adds each): language (understand); ``red_flag``, ``emergency_notice``
-    (red flags); ``intent``, ``routing``, ``pinned`` (taxonomy); ``refusal`` (guards);
+    (red flags); ``question`` (follow-up: the question taxonomy, retrieval, understanding, the
+    cache key and generation search with; the request's question unless it follows up the
+    previous turn of its conversation; the safety stages read the request's question as typed);
+    ``intent``, ``routing``, ``pinned`` (taxonomy); ``refusal`` (guards);
     ``query_vector`` (embed_query); ``dense``, ``lexical``, ``lexical_backend`` (retrievers:
     ``[(chunk id, score)]`` best first; dense cosine similarity in [-1, 1], BM25 ≥ 0);
     ``fused``, ``chunks`` (fusion: RRF scores; keyword rescue adds to both; the reranker
@@ -73,6 +76,7 @@ class SearchState:
     config: PipelineConfig
     provider: EmbeddingProvider
     trace_id: str = field(default_factory=lambda: str(uuid.uuid4()))
+    question: str = ""  # what the stages search: the request's question, or its follow-up resolution
     language: str = ""
     red_flag: RedFlagHit | None = None
     emergency_notice: bool = False
@@ -105,6 +109,10 @@ class SearchState:
     generator_model: str = ""
     trace: AnswerTrace = field(default_factory=AnswerTrace)
     timings_ms: dict[str, float] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if not self.question:
+            self.question = self.request.question
 
 
 class Stage:

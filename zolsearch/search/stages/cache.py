@@ -24,7 +24,7 @@ class SemanticCacheStage(Stage):
     configuration hash, index version and language, cosine ≥ ``semantic_cache_min_cosine``)."""
 
     name = "semantic_cache"
-    reads = frozenset({"request", "language", "config", "provider", "query_vector"})
+    reads = frozenset({"question", "language", "config", "provider", "query_vector"})
     adds = frozenset({"draft", "documents_text", "gate", "cache_hit", "cache_vector", "cache_index_version"})
 
     def applies(self, state: SearchState) -> bool:
@@ -34,7 +34,7 @@ class SemanticCacheStage(Stage):
         # The key is the vector of the normalised question (case, accents and punctuation
         # folded): the sentence encoder moves "…syndrome?" and "…syndrome" apart by 0.06 cosine,
         # as far as a question of another type about the same disease.
-        state.cache_vector = state.provider.embed_query(text_normalise(state.request.question))
+        state.cache_vector = state.provider.embed_query(text_normalise(state.question))
         state.cache_index_version = index_version()
         entry = selectors.cache_entry_nearest(
             vector=state.cache_vector,

@@ -19,7 +19,7 @@ class GenerationStage(Stage):
 
     name = "generate"
     cached = True
-    reads = frozenset({"request", "language", "config", "fused", "chunks", "pinned", "filtered"})
+    reads = frozenset({"question", "language", "config", "fused", "chunks", "pinned", "filtered"})
     adds = frozenset({"draft", "documents_text"})
 
     def run(self, state: SearchState) -> None:
@@ -27,7 +27,7 @@ class GenerationStage(Stage):
         if state.config.generator == "llm" and state.config.llm_model:
             try:
                 state.draft = answer_llm(
-                    question=state.request.question,
+                    question=state.question,
                     language=state.language,
                     chunks=top,
                     model=state.config.llm_model,
@@ -39,7 +39,7 @@ class GenerationStage(Stage):
                 logger.warning("LLM generation failed, falling back to extractive: %s", exc)
                 state.trace.llm_error = str(exc)
         state.draft = answer_extractive(
-            question=state.request.question,
+            question=state.question,
             language=state.language,
             chunks=top,
             max_sentences=state.config.answer_max_sentences,

@@ -45,7 +45,7 @@ class KeywordRescueStage(Stage):
 
     name = "keyword_rescue"
     cached = True
-    reads = frozenset({"request", "search_query", "language", "config", "fused", "chunks"})
+    reads = frozenset({"request", "question", "search_query", "language", "config", "fused", "chunks"})
     adds = frozenset({"fused", "chunks"})
 
     def applies(self, state: SearchState) -> bool:
@@ -53,7 +53,7 @@ class KeywordRescueStage(Stage):
 
     def run(self, state: SearchState) -> None:
         terms = rescue_terms(
-            question=state.search_query or state.request.question,
+            question=state.search_query or state.question,
             language=state.language,
             chunks=list(state.chunks.values()),
             min_chars=state.config.keyword_rescue_min_chars,
@@ -95,7 +95,7 @@ def rerank_apply(
     Raises :class:`RerankUnavailable` (the caller keeps the fused order)."""
     reranker = reranker_get(state.config.reranker)
     state.trace.retrieval.reranker = reranker.key
-    query = state.search_query or state.request.question
+    query = state.search_query or state.question
     candidates = rerank_candidates(
         question=query,
         language=state.language,
@@ -133,7 +133,7 @@ class RerankStage(Stage):
     cached = True
     reads = frozenset(
         {"request", "search_query", "search_vector", "language", "config", "provider", "query_vector", "dense"}
-        | {"lexical", "fused", "chunks", "intent", "qtype"}
+        | {"lexical", "fused", "chunks", "intent", "qtype", "question"}
     )
     adds = frozenset({"fused", "chunks", "rerank"})
 
@@ -193,7 +193,7 @@ class CragStage(Stage):
     cached = True
     reads = frozenset(
         {"request", "search_query", "search_vector", "language", "config", "provider", "query_vector", "intent"}
-        | {"pinned", "rerank", "fused", "chunks", "qtype"}
+        | {"pinned", "rerank", "fused", "chunks", "qtype", "question"}
     )
     adds = frozenset({"fused", "chunks", "rerank", "dense", "lexical"})
 
@@ -258,7 +258,9 @@ class FilcoStage(Stage):
 
     name = "filco"
     cached = True
-    reads = frozenset({"request", "language", "config", "provider", "query_vector", "search_vector", "fused", "chunks"})
+    reads = frozenset(
+        {"question", "language", "config", "provider", "query_vector", "search_vector", "fused", "chunks"}
+    )
     adds = frozenset({"filtered"})
 
     def applies(self, state: SearchState) -> bool:
@@ -266,7 +268,7 @@ class FilcoStage(Stage):
         return (
             config.filco_enabled
             and state.query_vector is not None
-            and len(_WORD.findall(state.request.question)) >= config.filco_min_words
+            and len(_WORD.findall(state.question)) >= config.filco_min_words
             and state.language not in config.filco_bypass_languages
         )
 

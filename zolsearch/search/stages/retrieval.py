@@ -14,14 +14,14 @@ class EmbedQueryStage(Stage):
     """The question's vector (the active embedding model; float32, unit length)."""
 
     name = "embed_query"
-    reads = frozenset({"request", "config", "provider"})
+    reads = frozenset({"question", "config", "provider"})
     adds = frozenset({"query_vector"})
 
     def applies(self, state: SearchState) -> bool:
         return state.config.dense_enabled or state.config.gate_enabled
 
     def run(self, state: SearchState) -> None:
-        state.query_vector = state.provider.embed_query(state.request.question)
+        state.query_vector = state.provider.embed_query(state.question)
 
 
 def retrieval_depth(state: SearchState, *, deeper: bool = False) -> tuple[int, int, int, int]:
@@ -56,7 +56,7 @@ def dense_retrieve(state: SearchState, *, limit: int, relaxed: bool = False) -> 
 def lexical_retrieve(state: SearchState, *, limit: int, relaxed: bool = False) -> tuple[str, list[tuple[int, float]]]:
     """``(backend, BM25 hits)`` of the question in its language; ``relaxed`` as :func:`dense_retrieve`."""
     return selectors.chunks_lexical_search(
-        query=state.search_query or state.request.question,
+        query=state.search_query or state.question,
         language=state.language,
         limit=limit,
         languages=() if relaxed else state.request.languages,
@@ -127,7 +127,7 @@ class LexicalRetrievalStage(Stage):
 
     name = "lexical"
     cached = True
-    reads = frozenset({"request", "language", "config", "search_query"})
+    reads = frozenset({"request", "question", "language", "config", "search_query"})
     adds = frozenset({"lexical", "lexical_backend"})
 
     def applies(self, state: SearchState) -> bool:

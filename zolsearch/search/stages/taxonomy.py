@@ -45,14 +45,14 @@ class TaxonomyStage(Stage):
     and keep the routing facts to pin first in the answer."""
 
     name = "taxonomy"
-    reads = frozenset({"request", "language"})
+    reads = frozenset({"question", "language"})
     adds = frozenset({"intent", "pinned", "routing"})
 
     def run(self, state: SearchState) -> None:
-        resolution = text_resolve(text=state.request.question, language=state.language, with_terms=False)
+        resolution = text_resolve(text=state.question, language=state.language, with_terms=False)
         state.pinned = routing_facts(resolution=resolution, language=state.language)
         state.intent = facts_intent(state.pinned)
-        state.routing = bool(state.pinned) and routing_question(question=state.request.question, intent=state.intent)
+        state.routing = bool(state.pinned) and routing_question(question=state.question, intent=state.intent)
         state.trace.taxonomy = TaxonomyTrace(
             intent=state.intent,
             routing_question=state.routing,

@@ -34,7 +34,7 @@ class QueryUnderstandingStage(Stage):
     wins; the classifier's is taken when the graph implies none."""
 
     name = "understanding"
-    reads = frozenset({"request", "language", "config", "provider", "query_vector", "intent"})
+    reads = frozenset({"question", "language", "config", "provider", "query_vector", "intent"})
     adds = frozenset({"intent", "qtype", "search_query", "search_vector"})
 
     def applies(self, state: SearchState) -> bool:
@@ -44,9 +44,7 @@ class QueryUnderstandingStage(Stage):
         assert state.query_vector is not None
         try:
             model = understanding_model_get(state.provider)
-            understood = model.understand(
-                text=state.request.question, vector=state.query_vector, language=state.language
-            )
+            understood = model.understand(text=state.question, vector=state.query_vector, language=state.language)
         except (OSError, ValueError, KeyError, EmbeddingUnavailable) as exc:
             # Understanding helps ranking; without it the question is still searched as typed.
             logger.warning("query understanding unavailable, searching the question as typed: %s", exc)
