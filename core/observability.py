@@ -81,6 +81,15 @@ RED_FLAGS_TOTAL = Counter(
     "Requests routed to a phone number before search, by category (emergency, urgent, poison, suicide).",
     ["category"],
 )
+FEEDBACK_TOTAL = Counter(
+    "zolsearch_feedback_total",
+    "Patients' 'was this helpful?' answers, by helpful (yes, no) and whether a comment came with it.",
+    ["helpful", "comment"],
+)
+FEEDBACK_RATE_LIMITED_TOTAL = Counter(
+    "zolsearch_feedback_rate_limited_total",
+    "Feedback requests refused with 429 because the client sent too many.",
+)
 ANSWERS_TOTAL = Counter(
     "zolsearch_answers_total",
     "Stored answers by outcome and channel (api, batch, evaluation).",

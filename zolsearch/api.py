@@ -10,6 +10,7 @@ from core.providers.embeddings import EmbeddingModelMismatch, EmbeddingUnavailab
 from taxonomy.api import router as taxonomy_router
 from zolsearch.search.api import router as search_router
 from zolsearch.search.pipeline import IndexEmpty, InvalidQuestion
+from zolsearch.search.services import AnswerNotFound, FeedbackRateLimited
 
 api = NinjaAPI(title="ZOL Search API", version="1", urls_namespace="api-v1", docs_url="/docs")
 api.add_router("/", search_router)
@@ -44,3 +45,15 @@ def _mismatch(request: HttpRequest, exc: EmbeddingModelMismatch) -> HttpResponse
 @api.exception_handler(EmbeddingUnavailable)
 def _unavailable(request: HttpRequest, exc: EmbeddingUnavailable) -> HttpResponse:
     return api.create_response(request, {"detail": f"the embedding service is unavailable: {exc}"}, status=503)
+
+
+@api.exception_handler(AnswerNotFound)
+def _answer_missing(request: HttpRequest, exc: AnswerNotFound) -> HttpResponse:
+    return api.create_response(request, {"detail": str(exc)}, status=404)
+
+
+@api.exception_handler(FeedbackRateLimited)
+def _rate_limited(request: HttpRequest, exc: FeedbackRateLimited) -> HttpResponse:
+    response = api.create_response(request, {"detail": str(exc)}, status=429)
+    response["Retry-After"] = str(exc.retry_after_s)
+    return response

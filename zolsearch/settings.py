@@ -275,6 +275,11 @@ JUDGE_DAILY_BUDGET = env.int("JUDGE_DAILY_BUDGET", default=0)
 JUDGE_ALWAYS_BELOW_GATE = env.float("JUDGE_ALWAYS_BELOW_GATE", default=0.75)
 EVALUATION_BOOTSTRAP_SAMPLES = env.int("EVALUATION_BOOTSTRAP_SAMPLES", default=2000)
 EVALUATION_BOOTSTRAP_SEED = env.int("EVALUATION_BOOTSTRAP_SEED", default=20261122)
+# Feedback (POST /api/v1/feedback): at most this many per client in this many seconds.
+FEEDBACK_RATE_LIMIT = (
+    env.int("FEEDBACK_RATE_LIMIT_COUNT", default=10),
+    env.int("FEEDBACK_RATE_LIMIT_WINDOW_S", default=60),
+)
 # Ablation studies: task chains queued per study (each takes the next pending run), so a worker
 # with this many processes runs that many configurations at once. Default: one per core.
 ABLATION_PARALLEL = env.int("ABLATION_PARALLEL", default=os.cpu_count() or 1)

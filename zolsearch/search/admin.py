@@ -14,7 +14,7 @@ from django.utils.html import format_html, format_html_join
 
 from zolsearch.search.config import ConfigInvalid, config_value_parse, pipeline_config_settings
 from zolsearch.search.flags import FLAGS
-from zolsearch.search.models import Answer, PipelineFlag, PipelineFlagChange
+from zolsearch.search.models import Answer, Feedback, PipelineFlag, PipelineFlagChange
 from zolsearch.search.services import FlagInvalid, pipeline_flag_set, pipeline_flags_ensure
 
 
@@ -230,3 +230,34 @@ class PipelineFlagChangeAdmin(admin.ModelAdmin):
 
     def has_delete_permission(self, request: HttpRequest, obj: object = None) -> bool:
         return False
+
+
+@admin.register(Feedback)
+class FeedbackAdmin(admin.ModelAdmin):
+    """Patients' feedback on answers, read-only (comments are stored without identifiers)."""
+
+    list_display = ("created_at", "helpful", "short_comment", "identifiers", "answer_question", "answer_outcome")
+    list_filter = ("helpful", "answer__outcome", "answer__language")
+    list_select_related = ("answer",)
+    search_fields = ("comment", "answer__question")
+    date_hierarchy = "created_at"
+    readonly_fields = ("answer", "helpful", "comment", "identifiers", "created_at", "updated_at")
+    exclude = ("client",)
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return False
+
+    @admin.display(description="comment")
+    def short_comment(self, obj: Feedback) -> str:
+        return obj.comment if len(obj.comment) <= 80 else obj.comment[:79] + "…"
+
+    @admin.display(description="question", ordering="answer__question")
+    def answer_question(self, obj: Feedback) -> str:
+        return obj.answer.question[:80]
+
+    @admin.display(description="outcome", ordering="answer__outcome")
+    def answer_outcome(self, obj: Feedback) -> str:
+        return obj.answer.outcome

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from django.http import HttpRequest
-from ninja import Router
+from ninja import Router, Status
 
 from zolsearch.search.contract import RED_FLAG_NUMBERS, Generator, Outcome, RedFlagCategory, RefusalReason
 from zolsearch.search.messages import disclosure_line
 from zolsearch.search.pipeline import SearchRequest
-from zolsearch.search.schemas import ErrorOut, GateOut, RedFlagOut, SearchIn, SearchOut
-from zolsearch.search.services import search_answer
+from zolsearch.search.schemas import ErrorOut, FeedbackIn, FeedbackOut, GateOut, RedFlagOut, SearchIn, SearchOut
+from zolsearch.search.services import client_fingerprint, feedback_record, search_answer
 
 router = Router(tags=["search"])
 
@@ -55,4 +55,31 @@ def search(request: HttpRequest, payload: SearchIn) -> SearchOut:
         language=answer.language,
         trace_id=str(answer.trace_id),
         timings_ms=state.timings_ms,
+    )
+
+
+@router.post(
+    "/feedback",
+    response={201: FeedbackOut, 404: ErrorOut, 422: ErrorOut, 429: ErrorOut},
+    summary="Say whether an answer helped",
+)
+def feedback(request: HttpRequest, payload: FeedbackIn) -> Status:
+    """Record whether the answer ``trace_id`` was helpful, with an optional comment stored without
+    personal identifiers. A second post from the same client about the same answer replaces the
+    first. 404: unknown trace id. 429 with ``Retry-After`` (seconds): too many from this client
+    (``FEEDBACK_RATE_LIMIT``)."""
+    stored = feedback_record(
+        trace_id=payload.trace_id,
+        helpful=payload.helpful,
+        comment=payload.comment,
+        client=client_fingerprint(address=request.META.get("REMOTE_ADDR", "")),
+    )
+    return Status(
+        201,
+        FeedbackOut(
+            trace_id=payload.trace_id,
+            helpful=stored.helpful,
+            comment_stored=stored.comment,
+            identifiers_removed=stored.identifiers,
+        ),
     )

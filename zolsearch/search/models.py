@@ -132,3 +132,31 @@ class PipelineFlagChange(models.Model):
 
     def __str__(self) -> str:
         return f"{self.flag}: {self.old_value!r} → {self.new_value!r} by {self.changed_by}"
+
+
+class Feedback(models.Model):
+    """A patient's "was this helpful?" on one served answer.
+
+    ``comment``: what the patient typed with personal identifiers replaced by placeholders
+    (``[PHONE]``, ``[PERSON]``, …) before it is stored (``core.privacy``); ``identifiers``: the
+    kinds that were removed, never their values. ``client``: a keyed hash of the client address
+    whose key changes every day (``zolsearch.search.services.client_fingerprint``): enough to
+    limit the rate and to let one client change its mind, not to recognise a person. One row per
+    answer and client; a second post updates it.
+    """
+
+    answer = models.ForeignKey(Answer, on_delete=models.CASCADE, related_name="feedback")
+    helpful = models.BooleanField()
+    comment = models.TextField(blank=True)
+    identifiers = models.JSONField(default=list, blank=True)
+    client = models.CharField(max_length=64, db_index=True)
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        verbose_name_plural = "feedback"
+        constraints = [models.UniqueConstraint(fields=["answer", "client"], name="feedback_answer_client_uniq")]
+
+    def __str__(self) -> str:
+        return f"{'helpful' if self.helpful else 'not helpful'}: answer {self.answer_id}"

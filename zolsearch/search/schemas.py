@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from uuid import UUID
+
 from ninja import Schema
 from pydantic import Field, field_validator
 
 from zolsearch.search.contract import Generator, Outcome, RedFlagCategory, RefusalReason
 from zolsearch.search.pipeline import MAX_QUESTION_CHARS
+
+FEEDBACK_COMMENT_MAX_CHARS = 1000
 
 
 class SearchIn(Schema):
@@ -94,3 +98,23 @@ class SearchOut(Schema):
 
 class ErrorOut(Schema):
     detail: str
+
+
+class FeedbackIn(Schema):
+    """``POST /api/v1/feedback`` body."""
+
+    trace_id: UUID = Field(description="The trace_id of the answer the feedback is about.")
+    helpful: bool = Field(description="Was this answer helpful?")
+    comment: str = Field(
+        default="",
+        max_length=FEEDBACK_COMMENT_MAX_CHARS,
+        description=f"Optional, up to {FEEDBACK_COMMENT_MAX_CHARS} characters; names, phone numbers, "
+        "national register numbers, e-mail and postal addresses and birth dates are removed before storing.",
+    )
+
+
+class FeedbackOut(Schema):
+    trace_id: UUID
+    helpful: bool
+    comment_stored: str = Field(description="The comment as stored, personal identifiers replaced.")
+    identifiers_removed: list[str] = Field(description="Kinds of identifiers removed (never their values).")

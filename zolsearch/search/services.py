@@ -7,17 +7,25 @@ evaluation can subscribe (background judging) without the pipeline importing eva
 from __future__ import annotations
 
 import dataclasses
+import hashlib
+import hmac
+import math
+import uuid
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from django.conf import settings
 from django.db import transaction
 from django.db.models import F
 from django.dispatch import Signal
+from django.utils import timezone
 
+from core.observability import FEEDBACK_RATE_LIMITED_TOTAL, FEEDBACK_TOTAL
 from zolsearch.search.config import ConfigInvalid, PipelineConfig, pipeline_config_default, pipeline_config_settings
 from zolsearch.search.contract import Generator, Outcome
 from zolsearch.search.flags import FLAGS
 from zolsearch.search.metrics import search_observe
-from zolsearch.search.models import Answer, PipelineFlag, PipelineFlagChange, SemanticCacheEntry
+from zolsearch.search.models import Answer, Feedback, PipelineFlag, PipelineFlagChange, SemanticCacheEntry
 from zolsearch.search.pipeline import SearchRequest, SearchState, pipeline_run
 
 answer_stored = Signal()  # sender=Answer, answer=<Answer>; sent on commit
@@ -189,3 +197,59 @@ def pipeline_flag_set(*, name: str, value: Any, changed_by: str, reason: str, mo
     change.full_clean()
     change.save()
     return flag
+
+
+class AnswerNotFound(LookupError):
+    """No stored answer has this trace id (mistyped, or purged by retention)."""
+
+
+class FeedbackRateLimited(Exception):
+    """The client sent more feedback than ``FEEDBACK_RATE_LIMIT`` allows; ``retry_after_s``
+    (seconds, ≥ 1) says when the next one is accepted."""
+
+    def __init__(self, retry_after_s: int) -> None:
+        super().__init__(f"too many feedback requests; try again in {retry_after_s} s")
+        self.retry_after_s = retry_after_s
+
+
+def client_fingerprint(*, address: str, now: datetime | None = None) -> str:
+    """HMAC-SHA-256 hex (64 characters) of the client ``address`` under a key derived from
+    ``SECRET_KEY`` and the UTC date: the same client maps to the same value within one day and
+    to an unrelated one the next, and the address itself is never stored."""
+    day = (now or timezone.now()).astimezone(UTC).strftime("%Y-%m-%d")
+    key = hmac.new(settings.SECRET_KEY.encode(), f"client-key:{day}".encode(), hashlib.sha256).digest()
+    return hmac.new(key, address.encode(), hashlib.sha256).hexdigest()
+
+
+@transaction.atomic
+def feedback_record(*, trace_id: uuid.UUID, helpful: bool, comment: str, client: str) -> Feedback:
+    """Store (or update) ``client``'s feedback on the answer ``trace_id``.
+
+    ``comment`` (≤ 1,000 characters, validated by the API) is stored with personal identifiers
+    replaced (:func:`core.privacy.identifiers_strip`). Rate limit: at most
+    ``FEEDBACK_RATE_LIMIT`` = (count, seconds) new or changed rows per client in the window,
+    counted in the database so every server process shares it. Raises :class:`AnswerNotFound`
+    and :class:`FeedbackRateLimited`. Counted in ``zolsearch_feedback_total``.
+    """
+    limit, window_s = settings.FEEDBACK_RATE_LIMIT
+    since = timezone.now() - timedelta(seconds=window_s)
+    recent = list(
+        Feedback.objects.filter(client=client, updated_at__gte=since)
+        .order_by("updated_at")
+        .values_list("updated_at", flat=True)[:limit]
+    )
+    if len(recent) >= limit:
+        wait = (recent[0] + timedelta(seconds=window_s) - timezone.now()).total_seconds()
+        FEEDBACK_RATE_LIMITED_TOTAL.inc()
+        raise FeedbackRateLimited(max(1, math.ceil(wait)))
+    from core.privacy import identifiers_strip  # the recognisers load on first feedback, not at start-up
+
+    answer = Answer.objects.filter(trace_id=trace_id).only("id").first()
+    if answer is None:
+        raise AnswerNotFound(f"no answer with trace id {trace_id}")
+    stripped, kinds = identifiers_strip(comment.strip()) if comment.strip() else ("", [])
+    feedback, _ = Feedback.objects.update_or_create(
+        answer=answer, client=client, defaults={"helpful": helpful, "comment": stripped, "identifiers": kinds}
+    )
+    FEEDBACK_TOTAL.labels(helpful="yes" if helpful else "no", comment="yes" if stripped else "no").inc()
+    return feedback
