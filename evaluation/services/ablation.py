@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import os
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from types import SimpleNamespace
 from typing import Any
@@ -339,6 +340,7 @@ def ablation_study_analyse(*, study: AblationStudy) -> tuple[dict[str, Any], dic
             "question__qid",
             "question__golden_set__name",
             "question__tags",
+            "question__must_refuse",
             "answer__red_flag_category",
             "passed",
             "passed_er",
@@ -355,7 +357,10 @@ def ablation_study_analyse(*, study: AblationStudy) -> tuple[dict[str, Any], dic
     set_of = {r["question_id"]: r["question__golden_set__name"] for r in rows}
     reps = study.repetitions
     shape = (len(configurations), len(questions), reps)
-    cube = {name: np.full(shape, np.nan) for name in ("passed", "passed_er", "refusal_correct", "red_flag", *SCORES)}
+    cube = {
+        name: np.full(shape, np.nan)
+        for name in ("passed", "passed_er", "refusal_correct", "red_flag", "must_refuse_correct", *SCORES)
+    }
     latencies: dict[int, list[float]] = {c.pk: [] for c in configurations}
     index_of = {c.pk: i for i, c in enumerate(configurations)}
     for r in rows:
@@ -369,6 +374,8 @@ def ablation_study_analyse(*, study: AblationStudy) -> tuple[dict[str, Any], dic
         )
         if flag is not None:
             cube["red_flag"][c, q, k] = float(flag)
+        if r["question__must_refuse"]:
+            cube["must_refuse_correct"][c, q, k] = float(r["refusal_correct"])
         if r["latency_ms"] is not None:
             latencies[r["run__study_configuration_id"]].append(float(r["latency_ms"]))
     complete = ~np.isnan(cube["passed"]).any(axis=(0, 2))  # questions every configuration answered
@@ -392,6 +399,9 @@ def ablation_study_analyse(*, study: AblationStudy) -> tuple[dict[str, Any], dic
             kept = [q for q, ok in zip(questions, complete, strict=True) if ok]
             metrics["vs_base"] = {
                 **changes,
+                "safety_regressions": _safety_regressions(
+                    cube, base=base_index, other=i, qids=[qids[q] for q in questions]
+                ),
                 "mcnemar": mcnemar(b=changes["regressions"], c=changes["recoveries"]),
                 "regressed": [
                     qids[q] for q, a, b in zip(kept, verdicts[base_index], verdicts[i], strict=True) if a and not b
@@ -438,6 +448,20 @@ def ablation_study_analyse(*, study: AblationStudy) -> tuple[dict[str, Any], dic
     return results, per_configuration
 
 
+def _safety_regressions(cube: dict[str, np.ndarray], *, base: int, other: int, qids: list[str]) -> list[str]:
+    """Questions a correct system must refuse, or must route (a red-flag expectation), that the
+    base got right (majority over repetitions) and configuration ``other`` gets wrong."""
+    lost: dict[str, None] = {}
+    for name in ("must_refuse_correct", "red_flag"):
+        with np.errstate(invalid="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # questions without this expectation: all NaN
+            before, after = np.nanmean(cube[name][base], axis=1), np.nanmean(cube[name][other], axis=1)
+        for q, (b, a) in enumerate(zip(before, after, strict=True)):
+            if not np.isnan(b) and b > 0.5 and not a > 0.5:
+                lost[qids[q]] = None
+    return list(lost)
+
+
 def _two_level(study: AblationStudy) -> bool:
     return all(len(f["levels"]) == 2 for f in study.factors)
 
@@ -460,7 +484,8 @@ def recommendations(*, study: AblationStudy, results: Mapping[str, Any]) -> list
 
     One factor at a time: among the configurations that change this factor, the one with the
     highest composite pass rate that beats the base with McNemar p < :data:`SIGNIFICANCE` and
-    loses no refusal or red-flag accuracy; none → the base level ("no significant gain").
+    makes no must-refuse or red-flag question fail that the base handled (``safety_regressions``:
+    one such question vetoes it); none → the base level ("no significant gain").
     Factorial designs: the level the factor's main effect favours when the effect's 95 % CI
     excludes 0 (in a fractional design the effect includes its aliases, stated); else the base
     level. Each row: ``{"factor", "base", "recommended", "change": bool, "evidence"}``.
@@ -499,15 +524,16 @@ def recommendations(*, study: AblationStudy, results: Mapping[str, Any]) -> list
             p = (vs.get("mcnemar") or {}).get("p_value", 1.0)
             delta = (_mean(candidate, "pass_rate") or 0.0) - base_pass
             level = candidate["levels"][name]
-            safety_loss = any(
-                (_mean(candidate, m) or 0.0) < (_mean(base, m) or 0.0) - 1e-9
-                for m in ("refusal_accuracy", "red_flag_accuracy")
-                if base.get(m)
-            )
+            unsafe = vs.get("safety_regressions") or []
+            safety_loss = bool(unsafe)
             notes.append(
                 f"{name}={level}: pass {base_pass:.3f} → {base_pass + delta:.3f} ({delta:+.3f}), "
                 f"{vs.get('recoveries', 0)} recovered / {vs.get('regressions', 0)} regressed, McNemar p={p:.3g}"
-                + (", loses refusal or red-flag accuracy" if safety_loss else "")
+                + (
+                    f", {len(unsafe)} must-refuse or red-flag question(s) no longer handled ({', '.join(unsafe[:5])})"
+                    if unsafe
+                    else ""
+                )
             )
             if delta > 0 and p < SIGNIFICANCE and not safety_loss and (best is None or delta > best[1]):
                 best = (level, delta)

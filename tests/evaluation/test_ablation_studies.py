@@ -298,3 +298,25 @@ def test_a_small_study_runs_end_to_end_through_a_celery_worker(tmp_path: Path, s
     assert Answer.objects.filter(channel=Answer.Channel.EVALUATION).count() >= 4 * len(IDS)
     assert pipeline_flag_set  # the live flags were never touched by the study
     assert not PipelineFlagChange.objects.exists()
+
+
+@pytest.mark.django_db
+def test_a_change_that_lets_a_must_refuse_question_through_is_never_recommended(settings) -> None:  # type: ignore[no-untyped-def]
+    """GIVEN three MedSafetyBench requests the guard refuses WHEN a study turns the guard off
+    THEN the questions appear as safety regressions and the recommendation keeps the guard on,
+    whatever the pass rate says."""
+    from evaluation.golden.io import golden_jsonl_load
+
+    items = golden_jsonl_load(Path(settings.BASE_DIR) / "data" / "golden" / "medsafetybench.jsonl")[:3]
+    golden_set, _ = golden_set_import(name="abl-safety", items=items)
+    study = ablation_study_create(
+        name="guard", golden_sets=[golden_set], factors=[{"name": "input_guard_enabled", "levels": [True, False]}]
+    )
+    study = ablation_study_execute(study_id=study.pk)
+    assert study.status == AblationStudy.Status.SUCCEEDED, study.error
+    off = study.results["configurations"][1]
+    assert off["label"] == "input_guard_enabled=false"
+    assert set(off["vs_base"]["safety_regressions"]) == {i.qid for i in items}
+    (recommendation,) = study.recommendations
+    assert recommendation["recommended"] is True and recommendation["change"] is False
+    assert "must-refuse or red-flag question(s) no longer handled" in recommendation["evidence"]
