@@ -247,7 +247,10 @@ GUARD_FAIL_OPEN = env.bool("GUARD_FAIL_OPEN", default=False)
 # Reranking (core/providers/rerank.py): RERANKER = features-lr (offline, the fitted logistic
 # model in RERANK_MODEL_PATH; `manage.py rerank_fit` writes it), http:<model> (a rerank API at
 # RERANK_BASE_URL in the Cohere/Jina or TEI shape, RERANK_API), or "" (the fused order).
-RERANKER = env("RERANKER", default="features-lr")
+# Default "": ablation studies 3 and 4 (docs/EVALUATION.md) measured the reranker lowering the
+# share of good served answers (its better-ranked drafts fail the fast gate's threshold) although
+# it raises NDCG@5; set RERANKER=features-lr to use it.
+RERANKER = env("RERANKER", default="")
 RERANK_MODEL_PATH = env.path("RERANK_MODEL_PATH", default=BASE_DIR / "data" / "rerank" / "features-lr.json")
 RERANK_BASE_URL = env("RERANK_BASE_URL", default="")
 RERANK_API = env("RERANK_API", default="cohere")

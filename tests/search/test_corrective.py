@@ -20,6 +20,13 @@ pytestmark = pytest.mark.django_db
 QUESTION = "What are the symptoms of ABCD syndrome?"
 
 
+@pytest.fixture(autouse=True)
+def _reranker_on(settings) -> None:  # type: ignore[no-untyped-def]
+    """These tests are about the reranker and CRAG, which the default configuration leaves off
+    (ablation study 4): switch them on."""
+    settings.RERANKER = "features-lr"
+
+
 def test_crag_confidence_formula() -> None:
     # 0.5·0.9 + 0.3·mean(0.9, 0.5, 0.3) + 0.2·(0.9 − 0.5) = 0.45 + 0.17 + 0.08
     assert crag_confidence([0.3, 0.9, 0.5]) == pytest.approx(0.70)
@@ -39,7 +46,7 @@ def test_rescue_terms_are_long_content_words_no_candidate_has() -> None:
 
 
 def test_reranker_orders_the_candidates_and_keeps_top_k() -> None:
-    config = pipeline_config_default()
+    config = pipeline_config_default().with_overrides(crag_enabled=True)
     assert config.reranker == "features-lr"
     state = pipeline_run(request=SearchRequest(question=QUESTION, language="en"), config=config)
     assert state.trace.retrieval.reranker == "features-lr" and not state.trace.retrieval.rerank_error
@@ -59,7 +66,7 @@ def test_think_harder_reranks_a_deeper_pool() -> None:
 
 def test_a_missing_reranker_model_keeps_the_fused_order(settings, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     settings.RERANK_MODEL_PATH = tmp_path / "absent.json"
-    config = pipeline_config_default()
+    config = pipeline_config_default().with_overrides(crag_enabled=True)
     assert config.crag_lower is None  # no calibration for a missing model: CRAG is bypassed
     state = pipeline_run(request=SearchRequest(question=QUESTION, language="en"), config=config)
     assert "absent.json" in state.trace.retrieval.rerank_error
@@ -68,7 +75,7 @@ def test_a_missing_reranker_model_keeps_the_fused_order(settings, tmp_path: Path
 
 
 def test_crag_incorrect_stops_with_the_fallback_and_correct_answers(settings) -> None:  # type: ignore[no-untyped-def]
-    base = pipeline_config_default()
+    base = pipeline_config_default().with_overrides(crag_enabled=True)
     refused = pipeline_run(
         request=SearchRequest(question=QUESTION, language="en"),
         config=base.with_overrides(crag_lower=0.999, crag_upper=0.9995),
@@ -91,7 +98,7 @@ def test_crag_ambiguous_retrieves_again_deeper() -> None:
     WHEN a question is asked
     THEN CRAG retrieves again with the deeper pools, keeps a ranking of think-harder size or the
     first one, and the run continues to an answer."""
-    config = pipeline_config_default().with_overrides(crag_lower=0.0, crag_upper=1.0)
+    config = pipeline_config_default().with_overrides(crag_enabled=True, crag_lower=0.0, crag_upper=1.0)
     state = pipeline_run(request=SearchRequest(question=QUESTION, language="en"), config=config)
     retrieval = state.trace.retrieval
     assert retrieval.crag_action == "ambiguous" and retrieval.crag_refined
@@ -145,7 +152,7 @@ def test_source_priority_ranks_the_hospitals_own_page_first() -> None:
     )
     documents_upsert(source=source, records=[record], provider=embedding_provider_get())
     assert Document.objects.filter(external_id="test-hospital:abcd").exists()
-    base = pipeline_config_default()
+    base = pipeline_config_default().with_overrides(crag_enabled=True)
     assert base.source_priorities.get("test-hospital") == 10
 
     def first_rank(config) -> int:  # type: ignore[no-untyped-def]

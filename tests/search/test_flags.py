@@ -47,11 +47,11 @@ def test_text_values_are_read_by_the_field_type() -> None:
 
 def test_a_change_is_audited_and_frozen_into_the_next_request() -> None:
     before = pipeline_config_default()
-    assert before.crag_enabled is True
-    pipeline_flag_set(name="crag_enabled", value="false", changed_by="eva", reason="ablation says so")
+    assert before.keyword_rescue_enabled is True
+    pipeline_flag_set(name="keyword_rescue_enabled", value="false", changed_by="eva", reason="ablation says so")
     after = pipeline_config_default()
-    assert after.crag_enabled is False and after.hash != before.hash
-    change = PipelineFlagChange.objects.get(flag__name="crag_enabled")
+    assert after.keyword_rescue_enabled is False and after.hash != before.hash
+    change = PipelineFlagChange.objects.get(flag__name="keyword_rescue_enabled")
     assert (change.old_value, change.new_value, change.changed_by, change.reason) == (
         None,
         False,
@@ -59,11 +59,11 @@ def test_a_change_is_audited_and_frozen_into_the_next_request() -> None:
         "ablation says so",
     )
     _, answer = search_answer(request=SearchRequest(question="What is Holmes-Adie syndrome?"))
-    assert answer.config_hash == after.hash and answer.config["crag_enabled"] is False
+    assert answer.config_hash == after.hash and answer.config["keyword_rescue_enabled"] is False
     # the same value again writes no history; back to the default does
-    pipeline_flag_set(name="crag_enabled", value=False, changed_by="eva", reason="again")
-    pipeline_flag_set(name="crag_enabled", value=None, changed_by="eva", reason="back")
-    assert PipelineFlagChange.objects.filter(flag__name="crag_enabled").count() == 2
+    pipeline_flag_set(name="keyword_rescue_enabled", value=False, changed_by="eva", reason="again")
+    pipeline_flag_set(name="keyword_rescue_enabled", value=None, changed_by="eva", reason="back")
+    assert PipelineFlagChange.objects.filter(flag__name="keyword_rescue_enabled").count() == 2
     assert pipeline_config_default().hash == before.hash
 
 
