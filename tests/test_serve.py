@@ -167,6 +167,12 @@ def test_serve_answers_through_gunicorn_and_stops_everything_within_10_s(
             assert page_headers["Strict-Transport-Security"].startswith("max-age=31536000")
             assert "Secure" in page_headers["Set-Cookie"]  # the CSRF cookie of the login form
 
+        # serve announces the urls once its own probe gets an answer: a gunicorn worker still
+        # warming up may have kept that probe waiting after another worker answered us.
+        announce_deadline = time.monotonic() + 120
+        while f"http://127.0.0.1:{port}/api/v1/search" not in (tmp_path / "serve.log").read_text():
+            assert time.monotonic() < announce_deadline and process.poll() is None, (tmp_path / "serve.log").read_text()
+            time.sleep(0.5)
         output = (tmp_path / "serve.log").read_text()
         assert "Index empty for use-multilingual-v3: ingesting the bundled MedQuAD slice" in output
         assert "Admin login created: user 'admin'" in output

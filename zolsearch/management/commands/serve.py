@@ -200,6 +200,7 @@ class Command(BaseCommand):
                 f"Stop with Ctrl-C.\n"
             )
         )
+        self.stdout.flush()
 
     def _children_stop(self, children: dict[str, subprocess.Popen[bytes]], *, stops: list[int]) -> None:
         """Stop the children within :data:`CHILDREN_KILL_AFTER_S` seconds (sooner when another stop
