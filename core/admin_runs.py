@@ -1,5 +1,5 @@
-"""Admin pieces every background-run kind shares (ingestion runs, evaluation runs, SNOMED CT
-imports)."""
+"""Admin pieces the apps share: read-only admins for ingested and computed rows, and what every
+background-run kind shares (ingestion runs, evaluation runs, SNOMED CT imports, studies)."""
 
 from __future__ import annotations
 
@@ -18,6 +18,24 @@ if TYPE_CHECKING:
     _AdminBase = admin.ModelAdmin
 else:
     _AdminBase = object
+
+
+class ReadOnlyAdmin(admin.ModelAdmin):
+    """Ingested and computed rows: listed and shown, never added or edited through the admin."""
+
+    def has_add_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return False
+
+
+class AuditAdmin(ReadOnlyAdmin):
+    """Records that must stay as they were written (audit trails, imported terminology): not
+    deleted through the admin either."""
+
+    def has_delete_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return False
 
 
 class BackgroundRunAdminMixin(_AdminBase):

@@ -16,6 +16,7 @@ import socket
 import subprocess
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from django.conf import settings
 from django.db import models
@@ -114,6 +115,12 @@ def run_abandon(*, model: type[BackgroundRun], run_id: int, reason: str) -> bool
             status=RunStatus.FAILED, error=reason, finished_at=timezone.now()
         )
     )
+
+
+def task_redelivered(request: Any) -> bool:
+    """Whether the Celery task ``request`` (``self.request`` of a bound task) carries a message
+    delivered before: with acks_late, the worker that took it first died before acknowledging."""
+    return bool((getattr(request, "delivery_info", None) or {}).get("redelivered"))
 
 
 def run_task_body[R: BackgroundRun](

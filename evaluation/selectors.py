@@ -6,11 +6,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from django.db.models import QuerySet
+from django.db.models import Count, Q, QuerySet
 
+from core.runs import RunStatus
 from core.text import text_normalise
 from evaluation.judges.base import JudgeInput
-from evaluation.models import EvaluationResult, EvaluationRun
+from evaluation.models import AblationStudy, EvaluationResult, EvaluationRun
 from taxonomy.models import Alias, Entity, ReviewState, SnomedDescription
 from zolsearch.search.models import Answer
 from zolsearch.search.selectors import answer_material
@@ -139,3 +140,13 @@ def runs_compare(*, left: EvaluationRun, right: EvaluationRun) -> list[ResultPai
             ResultPair(qid=qid, question=source.question.question, category=source.question.category, left=a, right=b)
         )
     return pairs
+
+
+def studies_with_run_counts(queryset: QuerySet[AblationStudy]) -> QuerySet[AblationStudy]:
+    """``queryset`` with each study's evaluation runs counted in the same query: ``runs_total``
+    and ``runs_<status>`` for pending, running, succeeded and failed (ints ≥ 0)."""
+    runs = "configurations__runs"
+    by_status = {
+        f"runs_{status}": Count(runs, filter=Q(configurations__runs__status=status)) for status in RunStatus.values
+    }
+    return queryset.annotate(runs_total=Count(runs), **by_status)

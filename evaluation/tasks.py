@@ -6,7 +6,7 @@ import logging
 
 from celery import shared_task
 
-from core.runs import run_task_body
+from core.runs import run_task_body, task_redelivered
 from evaluation.judges import JudgeUnavailable
 from evaluation.models import AblationStudy, EvaluationRun
 from evaluation.services.ablation import ablation_study_step
@@ -48,7 +48,7 @@ def evaluation_run_task(self, run_id: int) -> str:
     return run_task_body(
         model=EvaluationRun,
         run_id=run_id,
-        redelivered=bool((self.request.delivery_info or {}).get("redelivered")),
+        redelivered=task_redelivered(self.request),
         execute=lambda i: evaluation_run_execute(run_id=i),
         what="evaluation",
     )
@@ -62,9 +62,8 @@ def ablation_study_task(self, study_id: int) -> str:
     A redelivered message (its worker died) first resumes the runs that worker left RUNNING.
     Returns ``"more"`` when it queued the next step, else the study's status.
     """
-    delivery = self.request.delivery_info or {}
-    if ablation_study_step(study_id=study_id, redelivered=bool(delivery.get("redelivered"))):
-        queue = delivery.get("routing_key")  # the next step goes where this one came from
+    if ablation_study_step(study_id=study_id, redelivered=task_redelivered(self.request)):
+        queue = (self.request.delivery_info or {}).get("routing_key")  # the next step goes where this one came from
         ablation_study_task.apply_async(args=[study_id], **({"queue": queue} if queue else {}))
         return "more"
     study = AblationStudy.objects.filter(pk=study_id).only("status").first()

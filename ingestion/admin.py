@@ -14,20 +14,10 @@ from django.db.models import Count, QuerySet
 from django.http import HttpRequest
 from django.utils.html import format_html
 
-from core.admin_runs import BackgroundRunAdminMixin
+from core.admin_runs import BackgroundRunAdminMixin, ReadOnlyAdmin
 from ingestion.connectors import CONNECTORS
 from ingestion.models import Chunk, Document, IngestionRun, Source
 from ingestion.services import ingestion_run_relaunch, ingestion_run_start, source_priority_set
-
-
-class ReadOnlyAdmin(admin.ModelAdmin):
-    """No add, no edit: ingested and computed rows."""
-
-    def has_add_permission(self, request: HttpRequest, obj: object = None) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: object = None) -> bool:
-        return False
 
 
 @admin.register(Source)

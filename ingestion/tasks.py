@@ -6,7 +6,7 @@ import logging
 
 from celery import shared_task
 
-from core.runs import run_task_body
+from core.runs import run_task_body, task_redelivered
 from ingestion.models import IngestionRun
 from ingestion.services import ingestion_run_execute
 
@@ -26,7 +26,7 @@ def ingestion_run_task(self, run_id: int) -> str:
     return run_task_body(
         model=IngestionRun,
         run_id=run_id,
-        redelivered=bool((self.request.delivery_info or {}).get("redelivered")),
+        redelivered=task_redelivered(self.request),
         execute=lambda i: ingestion_run_execute(run_id=i),
         what="ingestion",
     )

@@ -13,7 +13,7 @@ from django.http import HttpRequest
 from django.utils import timezone
 from django.utils.html import format_html
 
-from core.admin_runs import BackgroundRunAdminMixin
+from core.admin_runs import AuditAdmin, BackgroundRunAdminMixin, ReadOnlyAdmin
 from core.text import text_normalise
 from taxonomy.models import (
     ALLOWED_RELATIONS,
@@ -182,7 +182,7 @@ class BodySiteDepartmentAdmin(admin.ModelAdmin):
 
 
 @admin.register(SnomedDescription)
-class SnomedDescriptionAdmin(admin.ModelAdmin):
+class SnomedDescriptionAdmin(AuditAdmin):
     """Read-only term search for editors (for example to find the concept id of a condition).
 
     Searches the normalised terms with PostgreSQL full text ('simple' configuration, accents
@@ -195,15 +195,6 @@ class SnomedDescriptionAdmin(admin.ModelAdmin):
     search_fields = ("term",)
     show_full_result_count = False
     readonly_fields = [f.name for f in SnomedDescription._meta.fields]
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: object = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: object = None) -> bool:
-        return False
 
     @admin.display(description="type")
     def type_label(self, obj: SnomedDescription) -> str:
@@ -225,7 +216,7 @@ class SnomedDescriptionAdmin(admin.ModelAdmin):
 
 
 @admin.register(SnomedImport)
-class SnomedImportAdmin(BackgroundRunAdminMixin, admin.ModelAdmin):
+class SnomedImportAdmin(BackgroundRunAdminMixin, ReadOnlyAdmin):
     """SNOMED CT RF2 imports (``manage.py snomed_import``), read-only: status, progress in
     files, files, row counts, timings, the error. Users with the right to add imports may run
     one again (the same folder, queued for the worker)."""
@@ -236,12 +227,6 @@ class SnomedImportAdmin(BackgroundRunAdminMixin, admin.ModelAdmin):
     actions = ["run_again"]
     run_again_description = "Import the same release folder again"
     run_again_errors = (SnomedImportError,)
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: object = None) -> bool:
-        return False
 
     def runs_relaunch(self, request: HttpRequest, *, run_ids: list[int]) -> list[SnomedImport]:
         return snomed_import_relaunch(run_ids=run_ids)

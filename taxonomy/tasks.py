@@ -6,7 +6,7 @@ import logging
 
 from celery import shared_task
 
-from core.runs import run_task_body
+from core.runs import run_task_body, task_redelivered
 from taxonomy.models import SnomedImport
 from taxonomy.snomed import SnomedImportError, snomed_import_execute
 
@@ -24,7 +24,7 @@ def snomed_import_task(self, run_id: int) -> str:
     return run_task_body(
         model=SnomedImport,
         run_id=run_id,
-        redelivered=bool((self.request.delivery_info or {}).get("redelivered")),
+        redelivered=task_redelivered(self.request),
         execute=lambda i: snomed_import_execute(run_id=i),
         what="SNOMED CT import",
         failures=(SnomedImportError,),

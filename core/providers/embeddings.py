@@ -78,6 +78,8 @@ class EmbeddingProvider(ABC):
         return OrderedDict(), threading.Lock()
 
     def _cached(self, kind: str, texts: Sequence[str], embed: Callable[[Sequence[str]], np.ndarray]) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.dimensions), dtype=np.float32)
         cache, lock = self._cache
         found: dict[int, np.ndarray] = {}
         with lock:
@@ -95,8 +97,6 @@ class EmbeddingProvider(ABC):
                     cache[(kind, texts[i])] = fresh[row]
                 while len(cache) > VECTOR_CACHE_SIZE:
                     cache.popitem(last=False)
-        if not texts:
-            return np.zeros((0, self.dimensions), dtype=np.float32)
         return np.array([found[i] for i in range(len(texts))], dtype=np.float32)
 
     def embed_queries(self, texts: Sequence[str]) -> np.ndarray:

@@ -1,9 +1,9 @@
-"""Pieces the evaluation admin screens share: headline metrics, formatting, read-only base."""
+"""Pieces the evaluation admin screens share: headline metrics, formatting, the read-only base
+(:class:`core.admin_runs.ReadOnlyAdmin`)."""
 
 from __future__ import annotations
 
-from django.contrib import admin
-from django.http import HttpRequest
+from core.admin_runs import ReadOnlyAdmin
 
 HEADLINE = (
     ("passed", "pass rate (composite)"),
@@ -26,11 +26,4 @@ def _percent(value: float | None) -> str:
     return "—" if value is None else f"{100 * value:.1f} %"
 
 
-class ReadOnlyAdmin(admin.ModelAdmin):
-    """Computed rows: no add, no edit."""
-
-    def has_add_permission(self, request: HttpRequest, obj: object = None) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: object = None) -> bool:
-        return False
+__all__ = ["HEADLINE", "ReadOnlyAdmin", "_percent"]

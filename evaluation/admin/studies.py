@@ -21,6 +21,7 @@ from core.admin_runs import BackgroundRunAdminMixin
 from evaluation.ablation.design import DesignInvalid, design_build
 from evaluation.ablation.report import study_csv, study_markdown
 from evaluation.models import AblationStudy, GoldenSet
+from evaluation.selectors import studies_with_run_counts
 from evaluation.services.ablation import (
     StudyInvalid,
     ablation_recommendations_apply,
@@ -29,7 +30,6 @@ from evaluation.services.ablation import (
     ablation_study_resume,
     factors_from_text,
     factors_validate,
-    studies_progress_counts,
 )
 from zolsearch.search.config import ConfigInvalid, pipeline_config_default
 from zolsearch.search.models import PipelineFlag
@@ -127,21 +127,11 @@ class AblationStudyAdmin(BackgroundRunAdminMixin, admin.ModelAdmin):
     )
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[AblationStudy]:
-        return super().get_queryset(request).defer("results", "base_config")
-
-    def changelist_view(self, request: HttpRequest, extra_context: dict[str, Any] | None = None) -> HttpResponse:
-        response = super().changelist_view(request, extra_context)
-        if isinstance(response, TemplateResponse) and "cl" in (response.context_data or {}):
-            ids = [s.pk for s in response.context_data["cl"].result_list]  # type: ignore[index]
-            self._run_counts = studies_progress_counts(study_ids=ids)
-        return response
-
-    _run_counts: dict[int, dict[str, int]] = {}
+        return studies_with_run_counts(super().get_queryset(request).defer("results", "base_config"))
 
     @admin.display(description="runs done / failed / all")
     def runs(self, obj: AblationStudy) -> str:
-        counts = self._run_counts.get(obj.pk) or {}
-        return f"{counts.get('succeeded', 0)} / {counts.get('failed', 0)} / {sum(counts.values())}"
+        return f"{obj.runs_succeeded} / {obj.runs_failed} / {obj.runs_total}"  # type: ignore[attr-defined]
 
     def save_model(self, request: HttpRequest, obj: AblationStudy, form: forms.ModelForm, change: bool) -> None:
         parsed = form.cleaned_data["parsed"]
@@ -187,14 +177,13 @@ class AblationStudyAdmin(BackgroundRunAdminMixin, admin.ModelAdmin):
     def _study(self, request: HttpRequest, pk: int | str) -> AblationStudy:
         if not self.has_view_permission(request):
             raise PermissionDenied
-        return get_object_or_404(AblationStudy, pk=pk)
+        return get_object_or_404(studies_with_run_counts(AblationStudy.objects.all()), pk=pk)
 
     def change_view(self, request: HttpRequest, object_id: str, form_url: str = "", extra_context=None):
         """The study page, read-only; everything shown comes from the stored analysis."""
         study = self._study(request, object_id)
         results = study.results or {}
         configurations = results.get("configurations") or []
-        counts = studies_progress_counts(study_ids=[study.pk]).get(study.pk, {})
         context = {
             **self.admin_site.each_context(request),
             "opts": self.model._meta,
@@ -203,7 +192,6 @@ class AblationStudyAdmin(BackgroundRunAdminMixin, admin.ModelAdmin):
             "results": results,
             "configurations": configurations,
             "chart": _chart(configurations),
-            "run_counts": counts,
             "can_apply": request.user.has_perm("evaluation.apply_recommendations"),
             "golden_sets": list(study.golden_sets.all()),
             "runs_url": reverse("admin:evaluation_evaluationrun_changelist") + f"?q=study+{study.pk}+%C2%B7",

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Count, F, QuerySet
+from django.db.models import F, QuerySet
 from django.utils import timezone
 
 from core.runs import RunStatus, run_claim, worker_identity
@@ -568,16 +568,3 @@ def ablation_recommendations_apply(*, study: AblationStudy, applied_by: str) -> 
     study.applied_at, study.applied_by = timezone.now(), applied_by[:150]
     study.save(update_fields=["applied_at", "applied_by"])
     return changed
-
-
-def studies_progress_counts(*, study_ids: Sequence[int]) -> dict[int, dict[str, int]]:
-    """Runs per status of each study (admin list): ``{study_id: {"succeeded": n, …}}``, one query."""
-    counts: dict[int, dict[str, int]] = {i: {} for i in study_ids}
-    rows = (
-        EvaluationRun.objects.filter(study_configuration__study_id__in=study_ids)
-        .values("study_configuration__study_id", "status")
-        .annotate(n=Count("id"))
-    )
-    for row in rows:
-        counts[row["study_configuration__study_id"]][row["status"]] = row["n"]
-    return counts

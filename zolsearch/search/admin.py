@@ -11,7 +11,9 @@ from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse
 from django.utils.html import format_html, format_html_join
+from django.utils.text import Truncator
 
+from core.admin_runs import AuditAdmin, ReadOnlyAdmin
 from zolsearch.search.config import ConfigInvalid, config_value_parse, pipeline_config_settings
 from zolsearch.search.flags import FLAGS
 from zolsearch.search.models import Answer, Feedback, PipelineFlag, PipelineFlagChange
@@ -19,7 +21,7 @@ from zolsearch.search.services import FlagInvalid, pipeline_flag_set, pipeline_f
 
 
 @admin.register(Answer)
-class AnswerAdmin(admin.ModelAdmin):
+class AnswerAdmin(ReadOnlyAdmin):
     list_display = (
         "created_at",
         "short_question",
@@ -46,15 +48,9 @@ class AnswerAdmin(admin.ModelAdmin):
     date_hierarchy = "created_at"
     readonly_fields = [f.name for f in Answer._meta.fields]
 
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: object = None) -> bool:
-        return False
-
     @admin.display(description="question")
     def short_question(self, obj: Answer) -> str:
-        return obj.question if len(obj.question) <= 80 else obj.question[:79] + "…"
+        return Truncator(obj.question).chars(80)
 
 
 def flag_text(value: Any) -> str:
@@ -213,7 +209,7 @@ def _settings_config() -> dict[str, Any]:
 
 
 @admin.register(PipelineFlagChange)
-class PipelineFlagChangeAdmin(admin.ModelAdmin):
+class PipelineFlagChangeAdmin(AuditAdmin):
     """The audit trail of every flag change, read-only."""
 
     list_display = ("changed_at", "flag", "old_value", "new_value", "changed_by", "reason")
@@ -222,18 +218,9 @@ class PipelineFlagChangeAdmin(admin.ModelAdmin):
     search_fields = ("flag__name", "reason", "changed_by")
     date_hierarchy = "changed_at"
 
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: object = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: object = None) -> bool:
-        return False
-
 
 @admin.register(Feedback)
-class FeedbackAdmin(admin.ModelAdmin):
+class FeedbackAdmin(ReadOnlyAdmin):
     """Patients' feedback on answers, read-only (comments are stored without identifiers)."""
 
     list_display = ("created_at", "helpful", "short_comment", "identifiers", "answer_question", "answer_outcome")
@@ -244,15 +231,9 @@ class FeedbackAdmin(admin.ModelAdmin):
     readonly_fields = ("answer", "helpful", "comment", "identifiers", "created_at", "updated_at")
     exclude = ("client",)
 
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: object = None) -> bool:
-        return False
-
     @admin.display(description="comment")
     def short_comment(self, obj: Feedback) -> str:
-        return obj.comment if len(obj.comment) <= 80 else obj.comment[:79] + "…"
+        return Truncator(obj.comment).chars(80)
 
     @admin.display(description="question", ordering="answer__question")
     def answer_question(self, obj: Feedback) -> str:

@@ -14,13 +14,12 @@ from __future__ import annotations
 from django.conf import settings
 
 from core.language import language_detect
-from core.observability import RED_FLAGS_TOTAL
 from taxonomy.resolver import text_resolve
 from zolsearch.search import selectors
-from zolsearch.search.contract import FollowUpTrace, Outcome, RedFlagTrace
+from zolsearch.search.contract import FollowUpTrace
 from zolsearch.search.followup import followup_resolve
-from zolsearch.search.safety.redflags import red_flag_detect
-from zolsearch.search.stages.base import SearchState, Stage, StopPipeline
+from zolsearch.search.stages.base import SearchState, Stage
+from zolsearch.search.stages.safety import red_flags_route
 
 # Entity types that give a message a subject of its own (a campus is a place, not a subject).
 FOCUS_TYPES = ("condition", "department", "doctor", "treatment")
@@ -79,22 +78,5 @@ class FollowUpStage(Stage):
         state.question = result.resolved
         if not (state.request.language or "").strip():
             state.language = language_detect(result.resolved, default=language or settings.SEARCH_DEFAULT_LANGUAGE)
-        if state.config.red_flags_enabled:
-            self._red_flags(state)
-
-    @staticmethod
-    def _red_flags(state: SearchState) -> None:
-        """The red-flag rules on the resolved question (the typed message passed them)."""
-        hit = red_flag_detect(state.question)
-        if hit is None:
-            return
-        if state.trace.red_flag is None:
-            state.trace.red_flag = RedFlagTrace(
-                category=hit.category, number=hit.number, rule=f"followup: {hit.rule}", notice_only=hit.notice_only
-            )
-        if hit.notice_only:
-            state.emergency_notice = True
-            return
-        state.red_flag = hit
-        RED_FLAGS_TOTAL.labels(category=hit.category.value).inc()
-        raise StopPipeline(Outcome.RED_FLAG, f"red flag {hit.category.value} in the resolved follow-up ({hit.rule})")
+        if state.config.red_flags_enabled:  # the typed message passed the rules; the resolved one too?
+            red_flags_route(state, text=state.question, via="followup")

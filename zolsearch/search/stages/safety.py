@@ -11,6 +11,32 @@ from zolsearch.search.safety.redflags import RedFlagHit, red_flag_detect
 from zolsearch.search.stages.base import SearchState, Stage, StopPipeline
 
 
+def red_flags_route(state: SearchState, *, text: str, via: str = "") -> None:
+    """The red-flag rules on ``text``: a route stops the run with outcome ``red_flag`` (counted in
+    ``zolsearch_red_flags_total``); an informational hit sets ``emergency_notice``. The first hit
+    of a request is recorded on the trace, its rule prefixed with ``via`` ("followup") when the
+    text is not the message as typed. Raises :class:`StopPipeline`."""
+    hit = red_flag_detect(text)
+    if hit is None:
+        return
+    rule = f"{via}: {hit.rule}" if via else hit.rule
+    if state.trace.red_flag is None:
+        state.trace.red_flag = RedFlagTrace(
+            category=hit.category, number=hit.number, rule=rule, notice_only=hit.notice_only
+        )
+    if hit.notice_only:
+        state.emergency_notice = True
+        return
+    _red_flag_stop(state, hit, rule=rule)
+
+
+def _red_flag_stop(state: SearchState, hit: RedFlagHit, *, rule: str) -> None:
+    """Route ``hit``: the state keeps it, the metric counts it, the run stops."""
+    state.red_flag = hit
+    RED_FLAGS_TOTAL.labels(category=hit.category.value).inc()
+    raise StopPipeline(Outcome.RED_FLAG, f"red flag {hit.category.value} ({rule})")
+
+
 class RedFlagStage(Stage):
     """Emergency, poisoning, suicide and out-of-hours cues → the number to call, nothing else.
 
@@ -27,18 +53,7 @@ class RedFlagStage(Stage):
         return state.config.red_flags_enabled
 
     def run(self, state: SearchState) -> None:
-        hit = red_flag_detect(state.request.question)
-        if hit is None:
-            return
-        state.trace.red_flag = RedFlagTrace(
-            category=hit.category, number=hit.number, rule=hit.rule, notice_only=hit.notice_only
-        )
-        if hit.notice_only:
-            state.emergency_notice = True
-            return
-        state.red_flag = hit
-        RED_FLAGS_TOTAL.labels(category=hit.category.value).inc()
-        raise StopPipeline(Outcome.RED_FLAG, f"red flag {hit.category.value} ({hit.rule})")
+        red_flags_route(state, text=state.request.question)
 
 
 class RedFlagModelStage(Stage):
@@ -62,10 +77,8 @@ class RedFlagModelStage(Stage):
         )
         if hit is None:
             return
-        state.red_flag = hit
         state.trace.red_flag = RedFlagTrace(category=hit.category, number=hit.number, rule=hit.rule)
-        RED_FLAGS_TOTAL.labels(category=hit.category.value).inc()
-        raise StopPipeline(Outcome.RED_FLAG, f"red flag {hit.category.value} ({hit.rule})")
+        _red_flag_stop(state, hit, rule=hit.rule)
 
 
 class InputGuardStage(Stage):
