@@ -9,6 +9,7 @@ reproduced against exactly the questions it saw (``content_hash`` proves it).
 from __future__ import annotations
 
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 from core.runs import BackgroundRun
 from zolsearch.search.models import Answer
@@ -18,17 +19,26 @@ class GoldenSet(models.Model):
     """One version of a named question set. ``content_hash``: SHA-256 hex of the canonical JSONL
     of its questions (see ``evaluation.golden.io.golden_questions_hash``)."""
 
-    name = models.SlugField(max_length=100, help_text="Stable name, e.g. 'medquad-heldout'.")
-    version = models.PositiveIntegerField(default=1)
-    description = models.TextField(blank=True)
-    source = models.CharField(max_length=300, blank=True, help_text="Where the questions come from, with licence.")
-    frozen = models.BooleanField(default=False, help_text="Used by a run: edits make a new version.")
-    content_hash = models.CharField(max_length=64, blank=True)
-    question_count = models.PositiveIntegerField(default=0)
-    created_at = models.DateTimeField(auto_now_add=True)
-    updated_at = models.DateTimeField(auto_now=True)
+    name = models.SlugField(max_length=100, help_text=_("Stable name, e.g. 'medquad-heldout'."), verbose_name=_("name"))
+    version = models.PositiveIntegerField(default=1, verbose_name=_("version"))
+    description = models.TextField(blank=True, verbose_name=_("description"))
+    source = models.CharField(
+        max_length=300,
+        blank=True,
+        help_text=_("Where the questions come from, with licence."),
+        verbose_name=_("source"),
+    )
+    frozen = models.BooleanField(
+        default=False, help_text=_("Used by a run: edits make a new version."), verbose_name=_("frozen")
+    )
+    content_hash = models.CharField(max_length=64, blank=True, verbose_name=_("content hash"))
+    question_count = models.PositiveIntegerField(default=0, verbose_name=_("question count"))
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
+    updated_at = models.DateTimeField(auto_now=True, verbose_name=_("updated at"))
 
     class Meta:
+        verbose_name = _("golden set")
+        verbose_name_plural = _("golden sets")
         ordering = ["name", "-version"]
         constraints = [
             models.UniqueConstraint(fields=["name", "version"], name="goldenset_name_version_uniq"),
@@ -49,20 +59,24 @@ class GoldenQuestion(models.Model):
     source (e.g. MedQuAD focus synonyms), used by entity recall next to aliases and SNOMED CT.
     """
 
-    golden_set = models.ForeignKey(GoldenSet, on_delete=models.CASCADE, related_name="questions")
-    qid = models.CharField(max_length=120)
-    position = models.PositiveIntegerField(default=0)
-    question = models.TextField()
-    language = models.CharField(max_length=8, default="nl")
-    category = models.CharField(max_length=40, default="general")
-    expected_entities = models.JSONField(default=list, blank=True)
-    synonyms = models.JSONField(default=dict, blank=True)
-    expected_urls = models.JSONField(default=list, blank=True)
-    must_refuse = models.BooleanField(default=False)
-    tags = models.JSONField(default=list, blank=True)
-    notes = models.TextField(blank=True)
+    golden_set = models.ForeignKey(
+        GoldenSet, on_delete=models.CASCADE, related_name="questions", verbose_name=_("golden set")
+    )
+    qid = models.CharField(max_length=120, verbose_name=_("question id"))
+    position = models.PositiveIntegerField(default=0, verbose_name=_("position"))
+    question = models.TextField(verbose_name=_("question"))
+    language = models.CharField(max_length=8, default="nl", verbose_name=_("language"))
+    category = models.CharField(max_length=40, default="general", verbose_name=_("category"))
+    expected_entities = models.JSONField(default=list, blank=True, verbose_name=_("expected entities"))
+    synonyms = models.JSONField(default=dict, blank=True, verbose_name=_("synonyms"))
+    expected_urls = models.JSONField(default=list, blank=True, verbose_name=_("expected urls"))
+    must_refuse = models.BooleanField(default=False, verbose_name=_("must refuse"))
+    tags = models.JSONField(default=list, blank=True, verbose_name=_("tags"))
+    notes = models.TextField(blank=True, verbose_name=_("notes"))
 
     class Meta:
+        verbose_name = _("golden question")
+        verbose_name_plural = _("golden questions")
         ordering = ["golden_set_id", "position", "id"]
         constraints = [models.UniqueConstraint(fields=["golden_set", "qid"], name="goldenquestion_set_qid_uniq")]
 
@@ -86,28 +100,31 @@ class AblationStudy(BackgroundRun):
     """
 
     class Design(models.TextChoices):
-        OFAT = "ofat", "One factor at a time against the base"
-        FULL = "full", "Full factorial"
-        FRACTIONAL = "fractional", "Fractional factorial 2^(k−p)"
+        OFAT = "ofat", _("One factor at a time against the base")
+        FULL = "full", _("Full factorial")
+        FRACTIONAL = "fractional", _("Fractional factorial 2^(k−p)")
 
-    name = models.CharField(max_length=200)
-    golden_sets = models.ManyToManyField(GoldenSet, related_name="studies")
-    base_config = models.JSONField(default=dict)
-    base_config_hash = models.CharField(max_length=64, blank=True)
-    factors = models.JSONField(default=list)
-    design = models.CharField(max_length=16, choices=Design.choices, default=Design.OFAT)
-    fraction_p = models.PositiveSmallIntegerField(default=0, help_text="p of a 2^(k−p) design.")
-    generators = models.JSONField(default=list, blank=True)
-    design_description = models.CharField(max_length=300, blank=True)
-    repetitions = models.PositiveSmallIntegerField(default=1)
-    results = models.JSONField(default=dict, blank=True)
-    recommendations = models.JSONField(default=list, blank=True)
-    created_by = models.CharField(max_length=150, blank=True)
-    applied_at = models.DateTimeField(null=True, blank=True)
-    applied_by = models.CharField(max_length=150, blank=True)
+    name = models.CharField(max_length=200, verbose_name=_("name"))
+    golden_sets = models.ManyToManyField(GoldenSet, related_name="studies", verbose_name=_("golden sets"))
+    base_config = models.JSONField(default=dict, verbose_name=_("base configuration"))
+    base_config_hash = models.CharField(max_length=64, blank=True, verbose_name=_("base configuration hash"))
+    factors = models.JSONField(default=list, verbose_name=_("factors"))
+    design = models.CharField(max_length=16, choices=Design.choices, default=Design.OFAT, verbose_name=_("design"))
+    fraction_p = models.PositiveSmallIntegerField(
+        default=0, help_text=_("p of a 2^(k−p) design."), verbose_name=_("fraction p")
+    )
+    generators = models.JSONField(default=list, blank=True, verbose_name=_("generators"))
+    design_description = models.CharField(max_length=300, blank=True, verbose_name=_("design description"))
+    repetitions = models.PositiveSmallIntegerField(default=1, verbose_name=_("repetitions"))
+    results = models.JSONField(default=dict, blank=True, verbose_name=_("results"))
+    recommendations = models.JSONField(default=list, blank=True, verbose_name=_("recommendations"))
+    created_by = models.CharField(max_length=150, blank=True, verbose_name=_("created by"))
+    applied_at = models.DateTimeField(null=True, blank=True, verbose_name=_("applied at"))
+    applied_by = models.CharField(max_length=150, blank=True, verbose_name=_("applied by"))
 
     class Meta(BackgroundRun.Meta):
-        verbose_name_plural = "ablation studies"
+        verbose_name = _("ablation study")
+        verbose_name_plural = _("ablation studies")
         permissions = [("apply_recommendations", "Can apply a study's recommended settings to the live flags")]
         constraints = [
             models.CheckConstraint(
@@ -124,17 +141,21 @@ class AblationConfiguration(models.Model):
     (``coded``, two-level factors), the full frozen ``config`` and its hash, and after the
     analysis its ``metrics`` (pass rates with CIs, McNemar against the base, change matrix)."""
 
-    study = models.ForeignKey(AblationStudy, on_delete=models.CASCADE, related_name="configurations")
-    index = models.PositiveIntegerField()
-    label = models.CharField(max_length=500)
-    levels = models.JSONField(default=dict)
-    coded = models.JSONField(default=dict)
-    is_base = models.BooleanField(default=False)
-    config = models.JSONField(default=dict)
-    config_hash = models.CharField(max_length=64)
-    metrics = models.JSONField(default=dict, blank=True)
+    study = models.ForeignKey(
+        AblationStudy, on_delete=models.CASCADE, related_name="configurations", verbose_name=_("study")
+    )
+    index = models.PositiveIntegerField(verbose_name=_("index"))
+    label = models.CharField(max_length=500, verbose_name=_("label"))
+    levels = models.JSONField(default=dict, verbose_name=_("levels"))
+    coded = models.JSONField(default=dict, verbose_name=_("coded"))
+    is_base = models.BooleanField(default=False, verbose_name=_("base"))
+    config = models.JSONField(default=dict, verbose_name=_("configuration"))
+    config_hash = models.CharField(max_length=64, verbose_name=_("configuration hash"))
+    metrics = models.JSONField(default=dict, blank=True, verbose_name=_("metrics"))
 
     class Meta:
+        verbose_name = _("ablation configuration")
+        verbose_name_plural = _("ablation configurations")
         ordering = ["study_id", "index"]
         constraints = [
             models.UniqueConstraint(fields=["study", "index"], name="ablationconfiguration_study_index_uniq")
@@ -152,26 +173,40 @@ class EvaluationRun(BackgroundRun):
     category and per language.
     """
 
-    golden_set = models.ForeignKey(GoldenSet, on_delete=models.PROTECT, related_name="runs")
-    label = models.CharField(max_length=200, blank=True)
-    config = models.JSONField(default=dict, blank=True)
-    config_hash = models.CharField(max_length=64, blank=True, db_index=True)
-    embedding_model = models.CharField(max_length=128, blank=True)
-    judge_key = models.CharField(max_length=200, blank=True)
-    golden_set_hash = models.CharField(max_length=64, blank=True)
-    metrics = models.JSONField(default=dict, blank=True)
-    pass_rate = models.FloatField(null=True, blank=True, help_text="Composite pass criterion, 0–1.")
-    pass_rate_er = models.FloatField(null=True, blank=True, help_text="ER-only pass criterion, 0–1.")
-    ndcg_at_5 = models.FloatField(null=True, blank=True)
-    entity_recall = models.FloatField(null=True, blank=True)
-    created_by = models.CharField(max_length=150, blank=True)
-    study_configuration = models.ForeignKey(
-        AblationConfiguration, null=True, blank=True, on_delete=models.CASCADE, related_name="runs"
+    golden_set = models.ForeignKey(
+        GoldenSet, on_delete=models.PROTECT, related_name="runs", verbose_name=_("golden set")
     )
-    repetition = models.PositiveSmallIntegerField(default=0, help_text="0-based repetition within a study.")
+    label = models.CharField(max_length=200, blank=True, verbose_name=_("label"))
+    config = models.JSONField(default=dict, blank=True, verbose_name=_("configuration"))
+    config_hash = models.CharField(max_length=64, blank=True, db_index=True, verbose_name=_("configuration hash"))
+    embedding_model = models.CharField(max_length=128, blank=True, verbose_name=_("embedding model"))
+    judge_key = models.CharField(max_length=200, blank=True, verbose_name=_("judge key"))
+    golden_set_hash = models.CharField(max_length=64, blank=True, verbose_name=_("golden set hash"))
+    metrics = models.JSONField(default=dict, blank=True, verbose_name=_("metrics"))
+    pass_rate = models.FloatField(
+        null=True, blank=True, help_text=_("Composite pass criterion, 0–1."), verbose_name=_("pass rate")
+    )
+    pass_rate_er = models.FloatField(
+        null=True, blank=True, help_text=_("ER-only pass criterion, 0–1."), verbose_name=_("pass rate (ER only)")
+    )
+    ndcg_at_5 = models.FloatField(null=True, blank=True, verbose_name=_("NDCG@5"))
+    entity_recall = models.FloatField(null=True, blank=True, verbose_name=_("entity recall"))
+    created_by = models.CharField(max_length=150, blank=True, verbose_name=_("created by"))
+    study_configuration = models.ForeignKey(
+        AblationConfiguration,
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
+        related_name="runs",
+        verbose_name=_("study configuration"),
+    )
+    repetition = models.PositiveSmallIntegerField(
+        default=0, help_text=_("0-based repetition within a study."), verbose_name=_("repetition")
+    )
 
     class Meta(BackgroundRun.Meta):
-        pass
+        verbose_name = _("evaluation run")
+        verbose_name_plural = _("evaluation runs")
 
     def __str__(self) -> str:
         return f"run {self.pk} on {self.golden_set} ({self.status})"
@@ -191,33 +226,40 @@ class EvaluationResult(models.Model):
     entities → no entity recall).
     """
 
-    run = models.ForeignKey(EvaluationRun, on_delete=models.CASCADE, related_name="results")
-    question = models.ForeignKey(GoldenQuestion, on_delete=models.PROTECT, related_name="results")
-    answer = models.ForeignKey(Answer, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
-    answer_text = models.TextField(blank=True)
-    outcome = models.CharField(max_length=32, blank=True)
-    refused = models.BooleanField(default=False)
-    retrieved_urls = models.JSONField(default=list, blank=True)
-    gate = models.JSONField(default=dict, blank=True)
-    judge = models.JSONField(default=dict, blank=True)
-    timings_ms = models.JSONField(default=dict, blank=True)
-    latency_ms = models.FloatField(null=True, blank=True)
-    entity_recall = models.FloatField(null=True, blank=True)
-    matched_entities = models.JSONField(default=list, blank=True)
-    ndcg_at_5 = models.FloatField(null=True, blank=True)
-    ndcg_trec_at_5 = models.FloatField(null=True, blank=True)  # trec_eval nDCG@5 (ir_measures), for comparison
-    mrr = models.FloatField(null=True, blank=True)
-    precision_at_5 = models.FloatField(null=True, blank=True)
-    recall_at_5 = models.FloatField(null=True, blank=True)
-    faithfulness = models.FloatField(null=True, blank=True)
-    relevancy = models.FloatField(null=True, blank=True)
-    refusal_correct = models.BooleanField(default=False)
-    passed_er = models.BooleanField(default=False)
-    passed = models.BooleanField(default=False, help_text="Composite pass criterion.")
-    pass_reason = models.CharField(max_length=200, blank=True)
-    error = models.TextField(blank=True)
+    run = models.ForeignKey(EvaluationRun, on_delete=models.CASCADE, related_name="results", verbose_name=_("run"))
+    question = models.ForeignKey(
+        GoldenQuestion, on_delete=models.PROTECT, related_name="results", verbose_name=_("question")
+    )
+    answer = models.ForeignKey(
+        Answer, null=True, blank=True, on_delete=models.SET_NULL, related_name="+", verbose_name=_("answer")
+    )
+    answer_text = models.TextField(blank=True, verbose_name=_("answer text"))
+    outcome = models.CharField(max_length=32, blank=True, verbose_name=_("outcome"))
+    refused = models.BooleanField(default=False, verbose_name=_("refused"))
+    retrieved_urls = models.JSONField(default=list, blank=True, verbose_name=_("retrieved urls"))
+    gate = models.JSONField(default=dict, blank=True, verbose_name=_("gate scores"))
+    judge = models.JSONField(default=dict, blank=True, verbose_name=_("judge scores"))
+    timings_ms = models.JSONField(default=dict, blank=True, verbose_name=_("timings (ms)"))
+    latency_ms = models.FloatField(null=True, blank=True, verbose_name=_("latency (ms)"))
+    entity_recall = models.FloatField(null=True, blank=True, verbose_name=_("entity recall"))
+    matched_entities = models.JSONField(default=list, blank=True, verbose_name=_("matched entities"))
+    ndcg_at_5 = models.FloatField(null=True, blank=True, verbose_name=_("NDCG@5"))
+    # trec_eval nDCG@5 (ir_measures), for comparison
+    ndcg_trec_at_5 = models.FloatField(null=True, blank=True, verbose_name=_("NDCG@5 (trec_eval)"))
+    mrr = models.FloatField(null=True, blank=True, verbose_name=_("MRR"))
+    precision_at_5 = models.FloatField(null=True, blank=True, verbose_name=_("precision@5"))
+    recall_at_5 = models.FloatField(null=True, blank=True, verbose_name=_("recall@5"))
+    faithfulness = models.FloatField(null=True, blank=True, verbose_name=_("faithfulness"))
+    relevancy = models.FloatField(null=True, blank=True, verbose_name=_("relevancy"))
+    refusal_correct = models.BooleanField(default=False, verbose_name=_("refusal correct"))
+    passed_er = models.BooleanField(default=False, verbose_name=_("passed (ER only)"))
+    passed = models.BooleanField(default=False, help_text=_("Composite pass criterion."), verbose_name=_("passed"))
+    pass_reason = models.CharField(max_length=200, blank=True, verbose_name=_("pass reason"))
+    error = models.TextField(blank=True, verbose_name=_("error"))
 
     class Meta:
+        verbose_name = _("evaluation result")
+        verbose_name_plural = _("evaluation results")
         ordering = ["run_id", "question__position", "id"]
         constraints = [models.UniqueConstraint(fields=["run", "question"], name="evaluationresult_run_question_uniq")]
 
@@ -236,31 +278,39 @@ class Judgement(models.Model):
     """
 
     class Status(models.TextChoices):
-        PENDING = "pending", "Pending"
-        RUNNING = "running", "Running (claimed by a worker)"
-        DONE = "done", "Done"
-        FAILED = "failed", "Failed"
-        SKIPPED = "skipped", "Skipped (sampling or budget)"
+        PENDING = "pending", _("Pending")
+        RUNNING = "running", _("Running (claimed by a worker)")
+        DONE = "done", _("Done")
+        FAILED = "failed", _("Failed")
+        SKIPPED = "skipped", _("Skipped (sampling or budget)")
 
-    answer = models.ForeignKey(Answer, on_delete=models.CASCADE, related_name="judgements")
-    judge_key = models.CharField(max_length=200)
-    cache_key = models.CharField(max_length=64, db_index=True, blank=True)
-    status = models.CharField(max_length=16, choices=Status.choices, default=Status.PENDING, db_index=True)
-    faithfulness = models.FloatField(null=True, blank=True)
-    relevancy = models.FloatField(null=True, blank=True)
-    evidence = models.JSONField(default=list, blank=True)
-    reasons = models.JSONField(default=dict, blank=True)
-    context_tokens = models.PositiveIntegerField(default=0)
-    truncated = models.BooleanField(default=False, help_text="Context cut to the judge's token budget.")
-    cached = models.BooleanField(default=False)
-    latency_ms = models.FloatField(null=True, blank=True)
-    attempts = models.PositiveIntegerField(default=0)
-    error = models.TextField(blank=True)
-    claimed_at = models.DateTimeField(null=True, blank=True, help_text="When a worker took it (a lease).")
-    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
+    answer = models.ForeignKey(Answer, on_delete=models.CASCADE, related_name="judgements", verbose_name=_("answer"))
+    judge_key = models.CharField(max_length=200, verbose_name=_("judge key"))
+    cache_key = models.CharField(max_length=64, db_index=True, blank=True, verbose_name=_("cache key"))
+    status = models.CharField(
+        max_length=16, choices=Status.choices, default=Status.PENDING, db_index=True, verbose_name=_("status")
+    )
+    faithfulness = models.FloatField(null=True, blank=True, verbose_name=_("faithfulness"))
+    relevancy = models.FloatField(null=True, blank=True, verbose_name=_("relevancy"))
+    evidence = models.JSONField(default=list, blank=True, verbose_name=_("evidence"))
+    reasons = models.JSONField(default=dict, blank=True, verbose_name=_("reasons"))
+    context_tokens = models.PositiveIntegerField(default=0, verbose_name=_("context tokens"))
+    truncated = models.BooleanField(
+        default=False, help_text=_("Context cut to the judge's token budget."), verbose_name=_("truncated")
+    )
+    cached = models.BooleanField(default=False, verbose_name=_("cached"))
+    latency_ms = models.FloatField(null=True, blank=True, verbose_name=_("latency (ms)"))
+    attempts = models.PositiveIntegerField(default=0, verbose_name=_("attempts"))
+    error = models.TextField(blank=True, verbose_name=_("error"))
+    claimed_at = models.DateTimeField(
+        null=True, blank=True, help_text=_("When a worker took it (a lease)."), verbose_name=_("claimed at")
+    )
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True, verbose_name=_("created at"))
+    finished_at = models.DateTimeField(null=True, blank=True, verbose_name=_("finished at"))
 
     class Meta:
+        verbose_name = _("judgement")
+        verbose_name_plural = _("judgements")
         ordering = ["-created_at"]
         constraints = [
             models.UniqueConstraint(fields=["answer", "judge_key"], name="judgement_answer_judge_uniq"),
@@ -276,3 +326,112 @@ class Judgement(models.Model):
 
     def __str__(self) -> str:
         return f"{self.judge_key} on answer {self.answer_id} ({self.status})"
+
+
+class Calibration(models.Model):
+    """One calibration of a scorer's threshold for one embedding model and question language,
+    with its evidence (issue 12 item 3, seed 000).
+
+    ``scorer``: which score the threshold applies to (today the fast gate's
+    ``0.7·cos(answer, context) + 0.3·cos(question, answer)``, in [−1, 1]). Cohorts come from
+    stored answers (:mod:`evaluation.calibration_cohorts`): positives are drafts the judge rated
+    faithful and relevant plus answers reviewers labelled good; negatives are the rotated-answer
+    cohort (a draft with its context put to another question of the same language) plus answers
+    reviewers labelled bad. ``curve``: the 0.20–0.91 sweep as ``[{"t", "tpr", "fpr", "j"}]``
+    (TPR: share of positives passed; FPR: share of negatives passed). ``threshold``: the chosen
+    operating point (``None`` when no threshold meets the cap: ``rule`` says why). ``evidence``:
+    cohort sizes and percentiles, Youden's J optimum, ROC AUC, the runs and labels used.
+    An *active* row is the one frozen into each request's configuration (through the per-model
+    pipeline flag ``gate_thresholds_by_language``, whose audited change names this row); at most
+    one per scorer, model and language.
+    """
+
+    class Scorer(models.TextChoices):
+        GATE = "gate", _("Fast quality gate")
+
+    class Status(models.TextChoices):
+        PROPOSED = "proposed", _("Proposed")
+        ACTIVE = "active", _("Active")
+        RETIRED = "retired", _("Retired")
+
+    scorer = models.CharField(max_length=16, choices=Scorer.choices, default=Scorer.GATE, verbose_name=_("scorer"))
+    model_key = models.CharField(
+        max_length=128, help_text=_("Embedding model the scores come from."), verbose_name=_("model key")
+    )
+    language = models.CharField(max_length=8, help_text=_("Language of the questions."), verbose_name=_("language"))
+    status = models.CharField(
+        max_length=16, choices=Status.choices, default=Status.PROPOSED, db_index=True, verbose_name=_("status")
+    )
+    threshold = models.FloatField(
+        null=True, blank=True, help_text=_("Scores at or above it pass."), verbose_name=_("threshold")
+    )
+    max_false_refusal = models.FloatField(
+        help_text=_("Largest share of good answers the evaluator lets it refuse."), verbose_name=_("max false refusal")
+    )
+    rule = models.CharField(
+        max_length=200, blank=True, help_text=_("How the threshold was chosen."), verbose_name=_("rule")
+    )
+    false_refusal = models.FloatField(
+        null=True,
+        blank=True,
+        help_text=_("Share of positives refused at the threshold."),
+        verbose_name=_("false refusal"),
+    )
+    negatives_refused = models.FloatField(
+        null=True, blank=True, help_text=_("Share of negatives refused."), verbose_name=_("negatives refused")
+    )
+    roc_auc = models.FloatField(null=True, blank=True, verbose_name=_("ROC AUC"))
+    positives = models.PositiveIntegerField(default=0, verbose_name=_("positives"))
+    negatives = models.PositiveIntegerField(default=0, verbose_name=_("negatives"))
+    curve = models.JSONField(default=list, blank=True, verbose_name=_("curve"))
+    evidence = models.JSONField(default=dict, blank=True, verbose_name=_("evidence"))
+    created_by = models.CharField(max_length=150, blank=True, verbose_name=_("created by"))
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True, verbose_name=_("created at"))
+    activated_by = models.CharField(max_length=150, blank=True, verbose_name=_("activated by"))
+    activated_at = models.DateTimeField(null=True, blank=True, verbose_name=_("activated at"))
+
+    class Meta:
+        verbose_name = _("calibration")
+        verbose_name_plural = _("calibrations")
+        ordering = ["scorer", "model_key", "language", "-created_at"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["scorer", "model_key", "language"],
+                condition=models.Q(status="active"),
+                name="calibration_one_active",
+            ),
+            models.CheckConstraint(
+                condition=models.Q(max_false_refusal__gte=0.0, max_false_refusal__lte=1.0),
+                name="calibration_max_false_refusal_range",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        shown = "none" if self.threshold is None else f"{self.threshold:.2f}"
+        return f"{self.get_scorer_display()} {self.language} ({self.model_key}): {shown}"
+
+
+class CalibrationChange(models.Model):
+    """Audit of activations and retirements of calibrations: who, when, old → new threshold, why."""
+
+    class Action(models.TextChoices):
+        ACTIVATED = "activated", _("Activated")
+        RETIRED = "retired", _("Retired")
+
+    calibration = models.ForeignKey(
+        Calibration, on_delete=models.PROTECT, related_name="changes", verbose_name=_("calibration")
+    )
+    action = models.CharField(max_length=16, choices=Action.choices, verbose_name=_("action"))
+    old_threshold = models.FloatField(null=True, blank=True, verbose_name=_("old threshold"))
+    new_threshold = models.FloatField(null=True, blank=True, verbose_name=_("new threshold"))
+    changed_by = models.CharField(max_length=150, verbose_name=_("changed by"))
+    changed_at = models.DateTimeField(auto_now_add=True, db_index=True, verbose_name=_("changed at"))
+    reason = models.TextField(verbose_name=_("reason"))
+
+    class Meta:
+        verbose_name = _("calibration change")
+        verbose_name_plural = _("calibration changes")
+        ordering = ["-changed_at"]
+
+    def __str__(self) -> str:
+        return f"{self.calibration} {self.action} by {self.changed_by}"

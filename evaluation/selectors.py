@@ -150,3 +150,20 @@ def studies_with_run_counts(queryset: QuerySet[AblationStudy]) -> QuerySet[Ablat
         f"runs_{status}": Count(runs, filter=Q(configurations__runs__status=status)) for status in RunStatus.values
     }
     return queryset.annotate(runs_total=Count(runs), **by_status)
+
+
+def runs_latest_succeeded(*, names: Sequence[str], model_key: str) -> list[EvaluationRun]:
+    """The newest SUCCEEDED evaluation run (not part of a study) of each golden set name in
+    ``names`` with embedding model ``model_key``; names without one are left out. One query."""
+    runs = (
+        EvaluationRun.objects.filter(
+            golden_set__name__in=names,
+            embedding_model=model_key,
+            status=EvaluationRun.Status.SUCCEEDED,
+            study_configuration__isnull=True,
+        )
+        .select_related("golden_set")
+        .order_by("golden_set__name", "-finished_at", "-pk")
+        .distinct("golden_set__name")  # PostgreSQL DISTINCT ON: the first row per name
+    )
+    return list(runs)

@@ -27,6 +27,14 @@ def django_db_setup(django_db_setup, django_db_blocker):  # type: ignore[no-unty
         call_command("ingest", "medquad", str(SLICE), "--subsets", *CORPUS_SUBSETS, verbosity=0)
 
 
+@pytest.fixture(autouse=True)
+def _no_gate_calibration_file(settings) -> None:  # type: ignore[no-untyped-def]
+    """Tests see the gate's configured thresholds (``GATE_THRESHOLDS``, which many of them set to
+    force a rejection), not the calibration a fresh install starts with
+    (``data/calibration/gate.json``); tests of the file point the setting at their own."""
+    settings.GATE_CALIBRATION_PATH = FIXTURES / "no-gate-calibration.json"  # never created
+
+
 @pytest.fixture
 def slice_dir() -> Path:
     return SLICE

@@ -5,9 +5,18 @@ Computed rows (runs, results, judgements) are read-only. Actions collect ids, ca
 and report with ``message_user``.
 """
 
+from evaluation.admin.calibration import CalibrationAdmin, CalibrationChangeAdmin
 from evaluation.admin.golden import GoldenSetAdmin
 from evaluation.admin.judgements import JudgementAdmin
 from evaluation.admin.runs import EvaluationResultAdmin, EvaluationRunAdmin
 from evaluation.admin.studies import AblationStudyAdmin
 
-__all__ = ["AblationStudyAdmin", "EvaluationResultAdmin", "EvaluationRunAdmin", "GoldenSetAdmin", "JudgementAdmin"]
+__all__ = [
+    "AblationStudyAdmin",
+    "CalibrationAdmin",
+    "CalibrationChangeAdmin",
+    "EvaluationResultAdmin",
+    "EvaluationRunAdmin",
+    "GoldenSetAdmin",
+    "JudgementAdmin",
+]

@@ -35,7 +35,8 @@ class PipelineConfig(BaseModel):
     - ``top_k``: fused candidates kept (design: 10); ``answer_chunks`` of them feed the answer.
     - ``gate_threshold``: pass when the gate score ≥ it (cosine scale, [-1, 1]);
       ``gate_thresholds_by_language``: the calibrated threshold of the question's language
-      (``manage.py gate_calibrate``, ``GATE_CALIBRATION_PATH``), used instead when present.
+      (the active calibration rows, ``manage.py calibrate``; a fresh install starts from
+      ``GATE_CALIBRATION_PATH``), used instead when present.
     - ``hnsw_ef_search``: pgvector ``hnsw.ef_search`` (≥ the candidate count).
     - ``red_flags_enabled``: route emergencies, poisoning, suicide and out-of-hours cues to
       112 / 070 245 245 / 1813 / 1733 before any retrieval.
@@ -266,8 +267,8 @@ MEASUREMENT_OVERRIDES: dict[str, Any] = {
 
 def gate_thresholds_by_language_for(model_key: str) -> dict[str, float]:
     """The calibrated gate thresholds per language of ``model_key`` from ``GATE_CALIBRATION_PATH``
-    (written by ``manage.py gate_calibrate`` with its evidence); ``{}`` without a calibration.
-    An explicit ``GATE_THRESHOLDS`` entry for the model wins over the file (an operator's
+    (written by ``manage.py calibrate --export`` from the active calibration rows, with their
+    evidence); ``{}`` without a calibration. An explicit ``GATE_THRESHOLDS`` entry for the model wins over the file (an operator's
     override)."""
     if model_key in settings.GATE_THRESHOLDS_FROM_ENV:
         return {}

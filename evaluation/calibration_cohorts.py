@@ -1,0 +1,157 @@
+"""Calibration cohorts from stored answers and review labels (issue 12 item 3, seed 000).
+
+For one embedding model, per language of the question, from answers whose draft the fast gate
+scored (``Answer.gate_score`` set: served or gate-rejected):
+
+- **related** (should pass): drafts the judge rated faithful and relevant (faithfulness ≥
+  :data:`~evaluation.metrics.criteria.FAITHFULNESS_PASS` and relevancy ≥
+  :data:`~evaluation.metrics.criteria.RELEVANCY_PASS`, the composite pass criterion's cut-offs),
+  scored as served;
+- **unrelated** (should be refused): each draft with its own context put to the next question of
+  the same language (rotated by one): ``0.7·context_alignment_i + 0.3·cos(q_j, a_i)``, the gate's
+  formula (:func:`zolsearch.search.gate.gate_score`) with the stored context alignment and fresh
+  vectors of question ``j`` and draft ``i``;
+- **reviewed good / reviewed bad**: answers an evaluator labelled for calibration in the review
+  queue (verdicts good answer and wrongly refused / rightly refused, wrong answer, unsafe);
+- **judged off-topic** (evidence only): drafts with relevancy < ``RELEVANCY_FLOOR``.
+
+Positives = related ∪ reviewed good; negatives = unrelated ∪ reviewed bad.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+from django.db.models import Prefetch
+
+from core.providers.embeddings import embedding_provider_get
+from evaluation.metrics.criteria import FAITHFULNESS_PASS, RELEVANCY_FLOOR, RELEVANCY_PASS
+from evaluation.models import EvaluationResult, EvaluationRun, Judgement
+from zolsearch.search.gate import CONTEXT_WEIGHT, QUESTION_WEIGHT
+from zolsearch.search.models import Answer
+from zolsearch.search.selectors import answer_material
+
+
+@dataclass
+class LanguageCohorts:
+    """Scores (gate scale, floats in [−1, 1]) of one language's cohorts, with the answer ids
+    behind the related cohort (``related_ids``, parallel to ``related``) so an evaluator can open
+    the good answers a threshold would refuse."""
+
+    related: list[float] = field(default_factory=list)
+    related_ids: list[int] = field(default_factory=list)
+    unrelated: list[float] = field(default_factory=list)
+    reviewed_good: list[float] = field(default_factory=list)
+    reviewed_bad: list[float] = field(default_factory=list)
+    judged_off_topic: list[float] = field(default_factory=list)
+    drafts: int = 0
+    rescore_error: float | None = None  # mean |stored − recomputed| of cos(question, answer)
+
+    @property
+    def positives(self) -> list[float]:
+        return [*self.related, *self.reviewed_good]
+
+    @property
+    def negatives(self) -> list[float]:
+        return [*self.unrelated, *self.reviewed_bad]
+
+
+@dataclass(frozen=True)
+class _Draft:
+    answer_id: int
+    language: str
+    question: str
+    text: str
+    score: float
+    context_alignment: float
+    semantic_similarity: float
+
+
+def answers_of_runs(*, runs: Sequence[EvaluationRun]) -> list[int]:
+    """Ids of the stored answers of ``runs`` (their :class:`EvaluationResult` rows). One query."""
+    return list(
+        EvaluationResult.objects.filter(run__in=runs, answer__isnull=False)
+        .values_list("answer_id", flat=True)
+        .distinct()
+    )
+
+
+def _latest_judgements(answers: Iterable[Answer]) -> dict[int, Judgement]:
+    latest: dict[int, Judgement] = {}
+    for answer in answers:
+        done = [j for j in answer.judgements.all() if j.status == Judgement.Status.DONE]
+        if done:
+            latest[answer.pk] = max(done, key=lambda j: j.created_at)
+    return latest
+
+
+def gate_cohorts_from_answers(
+    *,
+    answer_ids: Sequence[int],
+    model_key: str,
+    labels: Sequence[tuple[int, bool]] = (),
+    languages: Sequence[str] = (),
+) -> dict[str, LanguageCohorts]:
+    """``{language: LanguageCohorts}`` from the stored answers ``answer_ids`` of ``model_key``
+    (others are skipped) and review ``labels`` (``(answer_id, positive)``; see the module
+    docstring). ``languages``: keep only these (empty: all). Embeds each draft and question once
+    with ``model_key``'s provider (local: no network); raises what the provider raises when it is
+    unavailable."""
+    wanted = set(languages)
+    labelled = dict(labels)
+    answers = list(
+        Answer.objects.filter(pk__in=[*answer_ids, *labelled], embedding_model=model_key, gate_score__isnull=False)
+        .prefetch_related(Prefetch("judgements", queryset=Judgement.objects.order_by("created_at")))
+        .order_by("pk")
+    )
+    judgements = _latest_judgements(answers)
+    cohorts: dict[str, LanguageCohorts] = defaultdict(LanguageCohorts)
+    drafts: dict[str, list[_Draft]] = defaultdict(list)
+    for answer in answers:
+        if wanted and answer.language not in wanted:
+            continue
+        gate = answer.gate or {}
+        score = float(answer.gate_score)  # type: ignore[arg-type]  # filtered not null
+        cohort = cohorts[answer.language]
+        if answer.pk in labelled:
+            (cohort.reviewed_good if labelled[answer.pk] else cohort.reviewed_bad).append(score)
+        judgement = judgements.get(answer.pk)
+        if judgement is not None and judgement.faithfulness is not None and judgement.relevancy is not None:
+            if judgement.faithfulness >= FAITHFULNESS_PASS and judgement.relevancy >= RELEVANCY_PASS:
+                cohort.related.append(score)
+                cohort.related_ids.append(answer.pk)
+            elif judgement.relevancy < RELEVANCY_FLOOR:
+                cohort.judged_off_topic.append(score)
+        material = answer_material(answer=answer)
+        if material is None or "context_alignment" not in gate or "semantic_similarity" not in gate:
+            continue
+        drafts[answer.language].append(
+            _Draft(
+                answer_id=answer.pk,
+                language=answer.language,
+                question=answer.question,
+                text=material.text,
+                score=score,
+                context_alignment=float(gate["context_alignment"]),
+                semantic_similarity=float(gate["semantic_similarity"]),
+            )
+        )
+    provider = embedding_provider_get(model_key) if drafts else None
+    for language, rows in drafts.items():
+        cohort = cohorts[language]
+        cohort.drafts = len(rows)
+        if len(rows) < 2 or provider is None:
+            continue
+        questions = provider.embed_queries([d.question for d in rows])
+        texts = provider.embed_passages([d.text for d in rows])
+        own = np.einsum("ij,ij->i", questions, texts)
+        cohort.rescore_error = float(np.mean(np.abs(own - np.array([d.semantic_similarity for d in rows]))))
+        rotated = np.roll(questions, -1, axis=0)  # question j = i + 1 of the same language
+        cross = np.einsum("ij,ij->i", rotated, texts)
+        cohort.unrelated = [
+            float(CONTEXT_WEIGHT * d.context_alignment + QUESTION_WEIGHT * c) for d, c in zip(rows, cross, strict=True)
+        ]
+    return dict(cohorts)

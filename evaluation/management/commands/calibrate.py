@@ -1,0 +1,87 @@
+"""``manage.py calibrate --set NAME … [--run ID …] [--language nl …] [--max-false-refusal 0.05]
+[--activate --reason TEXT] [--export data/calibration/gate.json]``.
+
+Calibrates the fast gate per language for the active embedding model on the stored answers of
+evaluation runs (the newest succeeded run of each ``--set``, and each ``--run``) and the review
+queue's calibration labels (:mod:`evaluation.services.calibration`); prints each row's threshold
+and evidence. ``--activate`` makes the new rows with a threshold active (audited, frozen into
+each request's configuration); ``--export`` writes the model's active calibration into the
+calibration file a fresh install starts with (``GATE_CALIBRATION_PATH``; other models' entries
+are kept).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from evaluation.models import EvaluationRun
+from evaluation.review.selectors import calibration_labels
+from evaluation.selectors import runs_latest_succeeded
+from evaluation.services.calibration import (
+    CalibrationInvalid,
+    calibrate_from_runs,
+    calibration_activate,
+    calibration_file_entry,
+)
+from zolsearch.search.config import pipeline_config_default
+
+
+class Command(BaseCommand):
+    help = "Calibrate the fast gate per language on stored answers of evaluation runs and review labels."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--set", action="append", default=[], dest="sets", metavar="NAME")
+        parser.add_argument("--run", action="append", default=[], type=int, dest="runs", metavar="ID")
+        parser.add_argument("--language", action="append", default=[], dest="languages")
+        parser.add_argument("--max-false-refusal", type=float, default=0.05, help="Share of good answers refused.")
+        parser.add_argument("--activate", action="store_true", help="Activate the new rows that have a threshold.")
+        parser.add_argument("--reason", default="", help="Why (required with --activate).")
+        parser.add_argument("--export", default="", help="Write the active calibration to this calibration file.")
+
+    def handle(self, *args: object, **options: Any) -> None:
+        model_key = pipeline_config_default().embedding_model
+        if options["activate"] and not str(options["reason"]).strip():
+            raise CommandError("--activate needs --reason (it is kept in the calibration's history)")
+        runs = runs_latest_succeeded(names=options["sets"], model_key=model_key)
+        missing = sorted(set(options["sets"]) - {r.golden_set.name for r in runs})
+        if missing:
+            raise CommandError(f"no succeeded run with {model_key} of: {', '.join(missing)} (manage.py evaluate first)")
+        explicit = list(EvaluationRun.objects.filter(pk__in=options["runs"]).select_related("golden_set"))
+        if len(explicit) != len(set(options["runs"])):
+            raise CommandError(f"unknown run id among {options['runs']}")
+        labels = [(label.answer_id, label.positive) for label in calibration_labels(model_key=model_key)]
+        try:
+            rows = calibrate_from_runs(
+                runs=[*runs, *explicit],
+                model_key=model_key,
+                labels=labels,
+                languages=options["languages"],
+                max_false_refusal=float(options["max_false_refusal"]),
+                created_by="manage.py",
+            )
+        except CalibrationInvalid as exc:
+            raise CommandError(str(exc)) from exc
+        for row in rows:
+            self.stdout.write(
+                f"calibration {row.pk} {row.language}: threshold {row.threshold} ({row.rule}); "
+                f"{row.positives} positives, {row.negatives} negatives; false refusals {row.false_refusal}, "
+                f"negatives refused {row.negatives_refused}, ROC AUC {row.roc_auc}; "
+                f"targets {row.evidence.get('targets', {})}"
+            )
+            if options["activate"] and row.threshold is not None:
+                calibration_activate(calibration_id=row.pk, changed_by="manage.py", reason=str(options["reason"]))
+                self.stdout.write(f"  activated {row.language}: {row.threshold:.2f}")
+        if options["export"]:
+            try:
+                entry = calibration_file_entry(model_key=model_key)
+            except CalibrationInvalid as exc:
+                raise CommandError(str(exc)) from exc
+            out = Path(str(options["export"]))
+            out.parent.mkdir(parents=True, exist_ok=True)
+            existing = json.loads(out.read_text(encoding="utf-8")) if out.exists() else {}
+            out.write_text(json.dumps({**existing, **entry}, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+            self.stdout.write(f"Wrote {out}")

@@ -1,0 +1,213 @@
+"""Calibration rows (issue 12 item 3): cohorts from the stored answers of a real evaluation run,
+the operating point on hand-made cohorts, activation reaching the served gate through the audited
+per-model flag, the admin pages (bounded queries, evaluators only), and ``manage.py calibrate``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from django.contrib.auth.models import Permission, User
+from django.core.management import call_command
+from django.urls import reverse
+
+from evaluation.calibration_cohorts import LanguageCohorts, gate_cohorts_from_answers
+from evaluation.metrics.criteria import FAITHFULNESS_PASS, RELEVANCY_PASS
+from evaluation.models import Calibration, CalibrationChange, EvaluationResult
+from evaluation.services.calibration import (
+    MIN_COHORT,
+    CalibrationInvalid,
+    calibrate_from_runs,
+    calibration_activate,
+    calibration_from_cohort,
+    calibration_retire,
+)
+from evaluation.services.golden import golden_set_import
+from evaluation.services.runs import evaluation_run_create, evaluation_run_execute
+from ingestion.models import Document
+from tests.evaluation.factories import medquad_items
+from zolsearch.search.config import pipeline_config_default
+from zolsearch.search.models import PipelineFlag, PipelineFlagChange
+from zolsearch.search.pipeline import SearchRequest, pipeline_run
+
+pytestmark = pytest.mark.django_db
+
+MODEL = "use-multilingual-v3"
+
+
+def _separable(n: int = 20) -> LanguageCohorts:
+    """Positives 0.70…0.89 and negatives 0.50…0.69 (n each): separable at 0.70."""
+    return LanguageCohorts(
+        related=[round(0.70 + 0.01 * i, 2) for i in range(n)],
+        unrelated=[round(0.50 + 0.01 * i, 2) for i in range(n)],
+    )
+
+
+def _row(language: str = "en", cohort: LanguageCohorts | None = None, cap: float = 0.05) -> Calibration:
+    return calibration_from_cohort(
+        model_key=MODEL,
+        language=language,
+        cohort=cohort or _separable(),
+        max_false_refusal=cap,
+        sources={"runs": []},
+        created_by="tester",
+    )
+
+
+@pytest.fixture
+def evaluated_run():  # type: ignore[no-untyped-def]
+    """A real evaluation run (pipeline + local judge) over 12 MedQuAD questions of the corpus."""
+    ids = list(
+        Document.objects.filter(external_id__startswith="medquad:")
+        .order_by("external_id")
+        .values_list("external_id", flat=True)[:12]
+    )
+    golden_set, _ = golden_set_import(name="calibration-dev", items=medquad_items(external_ids=ids))
+    return evaluation_run_execute(run_id=evaluation_run_create(golden_set=golden_set).pk)
+
+
+def test_cohorts_from_a_runs_stored_answers_follow_the_judge_and_rescore_the_gate(evaluated_run) -> None:  # type: ignore[no-untyped-def]
+    """GIVEN a run's stored answers and judgements WHEN the cohorts are built THEN the related
+    cohort is exactly the gate-scored answers the judge rated faithful and relevant, every draft
+    is rotated once into the unrelated cohort, and recomputing cos(question, answer) gives the
+    gate's stored value (so the rotated scores are on the served scale)."""
+    results = list(EvaluationResult.objects.filter(run=evaluated_run).select_related("answer"))
+    cohorts = gate_cohorts_from_answers(answer_ids=[r.answer_id for r in results], model_key=MODEL)
+    approved = sorted(
+        r.answer_id
+        for r in results
+        if r.answer.gate_score is not None
+        and (r.judge.get("faithfulness") or 0) >= FAITHFULNESS_PASS
+        and (r.judge.get("relevancy") or 0) >= RELEVANCY_PASS
+    )
+    english = cohorts["en"]
+    assert sorted(english.related_ids) == approved and approved
+    scored = [r for r in results if r.answer.gate_score is not None]
+    assert english.drafts == len(scored) == len(english.unrelated) > 1
+    assert english.rescore_error is not None and english.rescore_error < 0.02
+    # An answer put to another question scores lower on average than with its own question.
+    assert sum(english.unrelated) / len(english.unrelated) < sum(r.answer.gate_score for r in scored) / len(scored)
+
+
+def test_calibrating_a_run_stores_rows_with_evidence_and_review_labels_count(evaluated_run) -> None:  # type: ignore[no-untyped-def]
+    """Review labels join the cohorts (a labelled-bad answer is a negative); with fewer than
+    MIN_COHORT positives the row has no threshold and says why."""
+    answer_id = EvaluationResult.objects.filter(run=evaluated_run, answer__gate_score__isnull=False).values_list(
+        "answer_id", flat=True
+    )[0]
+    rows = calibrate_from_runs(runs=[evaluated_run], model_key=MODEL, labels=[(answer_id, False)], created_by="t")
+    (row,) = rows
+    assert row.language == "en" and row.status == Calibration.Status.PROPOSED
+    assert row.evidence["cohorts"]["reviewed_bad"] == 1 and row.evidence["runs"] == [evaluated_run.pk]
+    assert row.positives < MIN_COHORT and row.threshold is None and "each needs" in row.rule
+    with pytest.raises(CalibrationInvalid, match="other embedding models"):
+        evaluated_run.embedding_model = "e5-small"
+        calibrate_from_runs(runs=[evaluated_run], model_key=MODEL, created_by="t")
+
+
+def test_the_threshold_is_the_strictest_within_the_cap_and_the_targets_are_stated() -> None:
+    row = _row()
+    assert row.threshold == 0.70 and row.false_refusal == 0.0 and row.negatives_refused == 1.0
+    assert row.roc_auc == 1.0 and row.evidence["targets"]["met"] is True and len(row.curve) == 72
+    overlapping = LanguageCohorts(
+        related=[round(0.60 + 0.01 * i, 2) for i in range(20)], unrelated=[round(0.55 + 0.01 * i, 2) for i in range(20)]
+    )
+    loose = _row(cohort=overlapping)  # 0.60 keeps every good answer but lets 75 % of off-topic drafts through
+    assert loose.threshold == 0.60 and loose.negatives_refused == 0.25
+    assert (
+        loose.evidence["targets"]["met"] is False
+        and "25.0% of off-topic drafts" in loose.evidence["targets"]["why_not"]
+    )
+    with pytest.raises(CalibrationInvalid):
+        _row(cap=1.5)
+
+
+def test_activation_reaches_the_served_gate_through_the_audited_flag() -> None:
+    """GIVEN a proposed English calibration WHEN an evaluator activates it THEN the per-model
+    flag holds its threshold (with a history entry naming it), a search in English is gated at
+    it, a second activation retires the first, and retiring the active one goes back to the
+    default."""
+    first = _row()
+    with pytest.raises(CalibrationInvalid, match="say why"):
+        calibration_activate(calibration_id=first.pk, changed_by="eva", reason=" ")
+    calibration_activate(calibration_id=first.pk, changed_by="eva", reason="dev runs of 2026-11-24")
+    flag = PipelineFlag.objects.get(name="gate_thresholds_by_language", model_key=MODEL)
+    assert flag.value["en"] == 0.70
+    assert f"calibration {first.pk}" in PipelineFlagChange.objects.filter(flag=flag).latest("changed_at").reason
+    config = pipeline_config_default()
+    assert config.gate_thresholds_by_language["en"] == 0.70
+    state = pipeline_run(
+        request=SearchRequest(question="What are the symptoms of ABCD syndrome?", language="en"), config=config
+    )
+    assert state.gate is not None and state.gate.threshold == 0.70
+
+    second = _row(cohort=LanguageCohorts(related=[0.8] * 20, unrelated=[0.3] * 20))
+    calibration_activate(calibration_id=second.pk, changed_by="eva", reason="more runs")
+    first.refresh_from_db()
+    assert (
+        first.status == Calibration.Status.RETIRED
+        and pipeline_config_default().gate_thresholds_by_language["en"] == second.threshold
+    )
+    assert list(CalibrationChange.objects.filter(calibration=first).values_list("action", flat=True)) == [
+        "retired",
+        "activated",
+    ]
+    calibration_retire(calibration_id=second.pk, changed_by="eva", reason="judge changed")
+    assert "en" not in pipeline_config_default().gate_thresholds_by_language
+    assert PipelineFlag.objects.get(name="gate_thresholds_by_language", model_key=MODEL).value is None
+    no_threshold = _row(cohort=LanguageCohorts(related=[0.8], unrelated=[0.3]))
+    with pytest.raises(CalibrationInvalid, match="no threshold"):
+        calibration_activate(calibration_id=no_threshold.pk, changed_by="eva", reason="x")
+
+
+def test_calibration_pages_render_with_bounded_queries_and_only_evaluators_change(
+    admin_client, client, django_assert_max_num_queries
+) -> None:  # type: ignore[no-untyped-def]
+    rows = [_row(language=lang) for lang in ("en", "nl", "fr")]
+    calibration_activate(calibration_id=rows[0].pk, changed_by="eva", reason="first")
+    with django_assert_max_num_queries(12):
+        page = admin_client.get(reverse("admin:evaluation_calibration_changelist"))
+    assert page.status_code == 200 and b"nl" in page.content
+    with django_assert_max_num_queries(12):
+        detail = admin_client.get(reverse("admin:evaluation_calibration_change", args=[rows[0].pk]))
+    text = detail.content.decode()
+    assert (
+        detail.status_code == 200 and "<svg" in text and "first" in text and "0,70" in text
+    )  # nl-be admin: decimal comma
+
+    response = admin_client.post(reverse("admin:evaluation_calibration_activate", args=[rows[1].pk]), {"reason": "ok"})
+    assert response.status_code == 302
+    rows[1].refresh_from_db()
+    assert rows[1].status == Calibration.Status.ACTIVE and rows[1].activated_by == "admin"
+
+    viewer = User.objects.create_user("viewer", password="pw", is_staff=True)
+    viewer.user_permissions.add(Permission.objects.get(codename="view_calibration"))
+    client.force_login(viewer)
+    assert client.get(reverse("admin:evaluation_calibration_change", args=[rows[2].pk])).status_code == 200
+    denied = client.post(reverse("admin:evaluation_calibration_activate", args=[rows[2].pk]), {"reason": "x"})
+    assert denied.status_code == 403
+
+
+def test_the_add_form_calibrates_on_chosen_runs(admin_client, evaluated_run) -> None:  # type: ignore[no-untyped-def]
+    response = admin_client.post(
+        reverse("admin:evaluation_calibration_add"),
+        {"runs": [evaluated_run.pk], "languages": "en", "max_false_refusal": "0.05"},
+        follow=True,
+    )
+    assert response.status_code == 200
+    row = Calibration.objects.get()
+    assert row.language == "en" and row.created_by == "admin" and row.evidence["runs"] == [evaluated_run.pk]
+
+
+def test_the_calibrate_command_exports_the_active_calibration(evaluated_run, tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    out = tmp_path / "gate.json"
+    out.write_text(json.dumps({"other-model": {"thresholds": {"nl": 0.5}}}))
+    call_command("calibrate", "--set", "calibration-dev")
+    assert "calibration" in capsys.readouterr().out
+    calibration_activate(calibration_id=_row(language="nl").pk, changed_by="eva", reason="test")
+    call_command("calibrate", "--set", "calibration-dev", "--export", str(out))
+    written = json.loads(out.read_text())
+    assert written["other-model"] == {"thresholds": {"nl": 0.5}} and written[MODEL]["thresholds"] == {"nl": 0.70}
+    with pytest.raises(Exception, match="no succeeded run"):
+        call_command("calibrate", "--set", "nope")
