@@ -99,14 +99,14 @@ def test_serve_answers_through_gunicorn_and_stops_everything_within_10_s(
     tmp_path: Path, stop: str, profile: str
 ) -> None:
     """GIVEN an empty data folder WHEN `serve` starts THEN it migrates, ingests the demo corpus,
-    creates the admin login, starts a Celery worker and gunicorn (one worker per core, or
-    WEB_WORKERS), answers a MedQuAD question with a citation and serves the admin's login page and
-    its stylesheet (WhiteNoise; in the production profile without DEBUG, with hashed names and
-    HSTS behind the proxy's X-Forwarded-Proto);
+    creates the admin login, starts a Celery worker, the Celery beat scheduler and gunicorn (one
+    worker per core, or WEB_WORKERS), answers a MedQuAD question with a citation and serves the
+    admin's login page and its stylesheet (WhiteNoise; in the production profile without DEBUG,
+    with hashed names and HSTS behind the proxy's X-Forwarded-Proto);
     WHEN it gets Ctrl-C at a terminal (SIGINT to its process group) although it was started the
     way a shell starts a background job (SIGINT ignored: serve hung there before), or SIGTERM,
-    THEN serve, gunicorn's master and workers, the Celery worker and its pool process and the
-    embedded PostgreSQL are all gone within 10 s."""
+    THEN serve, gunicorn's master and workers, the Celery worker and its pool process, the Celery
+    beat scheduler and the embedded PostgreSQL are all gone within 10 s."""
     port = _free_port()
     pgdata = tmp_path / "pg"
     if profile == "production":
@@ -185,10 +185,12 @@ def test_serve_answers_through_gunicorn_and_stops_everything_within_10_s(
         while True:
             children = serve.children(recursive=True)
             names = _describe(children)
-            if sum("celery" in name for name in names) == 2 or time.monotonic() > deadline:
+            if sum("celery" in name for name in names) == 3 or time.monotonic() > deadline:
                 break
             time.sleep(1)
-        assert sum("celery" in name for name in names) == 2, names  # the worker and its pool process
+        # the worker, its pool process and the beat scheduler (its own process, DatabaseScheduler)
+        assert sum("celery" in name for name in names) == 3, names
+        assert sum("celery -A zolsearch beat" in name for name in names) == 1, names
         gunicorn = [child for child in serve.children() if "gunicorn" in " ".join(child.cmdline())]
         assert len(gunicorn) == 1, names
         assert len(gunicorn[0].children()) == web_workers, names
@@ -207,7 +209,7 @@ def test_serve_answers_through_gunicorn_and_stops_everything_within_10_s(
         assert not left, f"still running {STOP_WITHIN_S} s after {stop}: {_describe(left)}"
         assert process.wait(timeout=1) == 0
         assert not (pgdata / "postmaster.pid").exists(), "the embedded PostgreSQL kept running after serve stopped"
-        assert "Stopped the web server and the worker in" in (tmp_path / "serve.log").read_text()
+        assert "Stopped the worker, scheduler and web server in" in (tmp_path / "serve.log").read_text()
     finally:
         _cleanup(process, pgdata=pgdata)
         log.close()

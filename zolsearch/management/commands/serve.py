@@ -1,15 +1,17 @@
 """``manage.py serve`` (what ``make run`` calls): the whole product on its embedded defaults.
 
 Migrates, ingests the bundled MedQuAD slice when the index is empty, makes sure an admin login
-exists, collects the static files, starts a Celery worker and the web server (gunicorn, configured
-by :mod:`zolsearch.gunicorn_conf`; static files through WhiteNoise) on 127.0.0.1:8000, and prints
-the urls once the web server answers.
+exists, collects the static files, starts a Celery worker, the Celery beat scheduler (the daily
+drift check and retention purge: django-celery-beat's rows, editable in the admin) and the web
+server (gunicorn, configured by :mod:`zolsearch.gunicorn_conf`; static files through WhiteNoise)
+on 127.0.0.1:8000, and prints the urls once the web server answers.
 
-Ctrl-C, SIGTERM or SIGHUP stops the web server and the worker (each in a process group of its
-own, so a terminal's Ctrl-C reaches only ``serve``, which stops them in order) within
+Ctrl-C, SIGTERM or SIGHUP stops the web server, the worker and the scheduler (each in a process
+group of its own, so a terminal's Ctrl-C reaches only ``serve``, which stops them in order) within
 :data:`CHILDREN_KILL_AFTER_S` seconds, then ``serve`` exits and the embedded PostgreSQL stops
 with its last process: all within 10 s. A second signal kills what is left at once. When the web
-server or the worker exits by itself, ``serve`` stops the other and raises ``CommandError``.
+server, the worker or the scheduler exits by itself, ``serve`` stops the others and raises
+``CommandError``.
 """
 
 from __future__ import annotations
@@ -40,7 +42,8 @@ STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 # stop: requests in flight finish, up to its graceful_timeout of 5 s; under a second when idle).
 # The worker gets SIGTERM (warm shutdown: the running task may finish) and after
 # WORKER_WARM_SHUTDOWN_S SIGQUIT (cold shutdown: the task is cancelled and, acknowledged late,
-# requeued for the next start). Celery on the filesystem broker needs 5.7-6.8 s for that even when
+# requeued for the next start). The beat scheduler gets SIGTERM and exits at once (it saves its
+# last-run times first). Celery on the filesystem broker needs 5.7-6.8 s for that even when
 # idle (measured: its loop looks at the flag between 2-s polls, then joins its pool threads and its
 # finalizers); SIGQUIT during a warm shutdown does not make it longer. Whatever still runs after
 # CHILDREN_KILL_AFTER_S is killed with its process group. Then serve exits and the embedded
@@ -83,6 +86,12 @@ def _group_kill(pgid: int, *, wait_s: float = 2.0) -> list[int]:
     return killed
 
 
+def _names(children: dict[str, subprocess.Popen[bytes]]) -> str:
+    """The children's names for a message, e.g. ``"worker, scheduler and web server"``."""
+    names = list(children)
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+
+
 def _web_answers(*, host: str) -> bool:
     """Whether the web server at ``host`` ("address:port") answers an HTTP request (any status,
     e.g. the redirect to the API docs) within 1 s."""
@@ -98,11 +107,14 @@ def _web_answers(*, host: str) -> bool:
 
 
 class Command(BaseCommand):
-    help = "Run ZOL Search locally: database, demo corpus, admin login, Celery worker and web server."
+    help = "Run ZOL Search locally: database, demo corpus, admin login, Celery worker and beat, web server."
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--addrport", default="127.0.0.1:8000")
         parser.add_argument("--no-worker", action="store_true", help="Do not start a Celery worker.")
+        parser.add_argument(
+            "--no-beat", action="store_true", help="Do not start the Celery beat scheduler (the daily tasks)."
+        )
 
     def handle(self, *args: object, **options: Any) -> None:
         """Set up the data, serve until a stop signal, stop everything (module docstring). Raises
@@ -151,6 +163,12 @@ class Command(BaseCommand):
                         *("--pool=prefork", "--concurrency=1", "--loglevel=WARNING"),
                     ]
                 )
+            if not options["no_beat"]:
+                # The daily drift check and retention purge (rows of django-celery-beat's
+                # DatabaseScheduler, settings.CELERY_BEAT_SCHEDULER); it only queues them.
+                children["scheduler"] = _child_start(
+                    [sys.executable, "-m", "celery", "-A", "zolsearch", "beat", "--loglevel=WARNING"]
+                )
             children["web server"] = _child_start(
                 [sys.executable, "-m", "gunicorn", "--config", "python:zolsearch.gunicorn_conf", "--bind", host]
             )
@@ -186,6 +204,7 @@ class Command(BaseCommand):
 
     def _announce(self, children: dict[str, subprocess.Popen[bytes]], *, host: str) -> None:
         worker = children.get("worker")
+        beat = children.get("scheduler")
         self.stdout.write(
             self.style.SUCCESS(
                 f"\nZOL Search is running:\n"
@@ -195,6 +214,7 @@ class Command(BaseCommand):
                 f"  web server   gunicorn, pid {children['web server'].pid}, "
                 f"{settings.WEB_WORKERS} workers x {settings.WEB_THREADS} threads\n"
                 f"  worker       {f'Celery, pid {worker.pid}' if worker else 'not started'}\n"
+                f"  scheduler    {f'Celery beat, pid {beat.pid}' if beat else 'not started'}\n"
                 f"Try: curl -s -X POST http://{host}/api/v1/search -H 'Content-Type: application/json' "
                 f'-d \'{{"question": "What are the symptoms of Alzheimer disease?"}}\'\n'
                 f"Stop with Ctrl-C.\n"
@@ -214,7 +234,7 @@ class Command(BaseCommand):
             name: [(0.0, signal.SIGTERM)] + ([(WORKER_WARM_SHUTDOWN_S, signal.SIGQUIT)] if name == "worker" else [])
             for name in children
         }
-        self.stdout.write("Stopping the web server and the worker...")
+        self.stdout.write(f"Stopping the {_names(children)}...")
         while len(stops) == signals_before and (elapsed := time.monotonic() - started) < CHILDREN_KILL_AFTER_S:
             running = {name: process for name, process in children.items() if process.poll() is None}
             if not running:
@@ -230,7 +250,7 @@ class Command(BaseCommand):
                 process.wait(timeout=2)
             except subprocess.TimeoutExpired:
                 self.stderr.write(f"The {name} (pid {process.pid}) did not exit after SIGKILL.")
-        self.stdout.write(f"Stopped the web server and the worker in {time.monotonic() - started:.1f} s.")
+        self.stdout.write(f"Stopped the {_names(children)} in {time.monotonic() - started:.1f} s.")
 
     def _admin_login(self) -> None:
         """Create user ``admin`` once; its password is DJANGO_SUPERUSER_PASSWORD or generated."""
