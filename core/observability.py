@@ -11,6 +11,10 @@ histograms of exited processes stay counted until ``manage.py serve`` starts the
 (``livesum``, ``max``, …); the queue depth is not one: it is measured at scrape time
 (:class:`QueueDepthCollector`).
 
+``GET /metrics`` answers only a scraper with the bearer token ``METRICS_TOKEN`` or from an
+address in ``METRICS_ALLOWED_IPS`` (:func:`metrics_access_allowed`); everyone else gets 401 (a
+token is configured) or 403.
+
 Metric names follow the Prometheus conventions: ``zolsearch_`` prefix, base units in the name
 (seconds), ``_total`` on counters. Label values come from code (stage names, outcomes, channels,
 judge keys, statuses), never from user input, so their number stays bounded.
@@ -18,6 +22,8 @@ judge keys, statuses), never from user input, so their number stays bounded.
 
 from __future__ import annotations
 
+import hmac
+import ipaddress
 import logging
 import os
 from collections.abc import Iterator
@@ -25,7 +31,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from django.conf import settings
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseBase
 from prometheus_client import CollectorRegistry, Counter, Histogram
 from prometheus_client import values as prometheus_values
 from prometheus_client.core import GaugeMetricFamily, Metric
@@ -116,6 +122,12 @@ QUEUE_DEPTH_ERRORS_TOTAL = Counter(
     "zolsearch_background_queue_depth_errors_total",
     "Scrapes where the background queue depth could not be read (broker unreachable), by transport.",
     ["transport"],
+)
+
+RATE_LIMITED_TOTAL = Counter(
+    "zolsearch_rate_limited_total",
+    "Patient API requests refused with 429 because the client sent too many, by endpoint.",
+    ["endpoint"],
 )
 
 QUEUE_DEPTH_TIMEOUT_S = 2.0  # a scrape must stay fast when the broker hangs
@@ -285,13 +297,48 @@ def metrics_registry() -> CollectorRegistry:
     return registry
 
 
+def metrics_access_allowed(request: HttpRequest) -> bool:
+    """True if ``request`` may read the metrics: it carries ``Authorization: Bearer
+    <METRICS_TOKEN>`` (a token is set; compared in constant time) or its ``REMOTE_ADDR`` lies in
+    ``METRICS_ALLOWED_IPS`` (addresses or CIDR networks; default loopback in the local profile,
+    none in production). ``X-Forwarded-For`` is never believed here: behind a reverse proxy on the
+    same host every request comes from the proxy's address, so use the token there."""
+    token = str(getattr(settings, "METRICS_TOKEN", "") or "")
+    if token:
+        scheme, _, given = str(request.headers.get("Authorization", "")).partition(" ")
+        if scheme.lower() == "bearer" and hmac.compare_digest(given.strip().encode(), token.encode()):
+            return True
+    try:
+        remote = ipaddress.ip_address(str(request.META.get("REMOTE_ADDR", "")).strip())
+    except ValueError:
+        return False
+    for entry in getattr(settings, "METRICS_ALLOWED_IPS", []):
+        try:
+            if remote in ipaddress.ip_network(str(entry).strip(), strict=False):
+                return True
+        except ValueError:
+            logger.error("METRICS_ALLOWED_IPS entry %r is not an address or network", entry)
+    return False
+
+
 class MetricsView(PrometheusDjangoView):
     """``GET /metrics``: the exposition of :func:`metrics_registry`, built fresh for each scrape.
 
     prometheus_client's Django view: the text format 0.0.4 by default, OpenMetrics or text 1.0.0
     when the ``Accept`` header asks (Prometheus does), gzip on ``Accept-Encoding``, and
-    ``?name[]=`` to select metrics. Other methods than GET, HEAD and OPTIONS get 405.
+    ``?name[]=`` to select metrics. Other methods than GET, HEAD and OPTIONS get 405. Requests
+    that :func:`metrics_access_allowed` refuses get 401 with ``WWW-Authenticate: Bearer`` when a
+    ``METRICS_TOKEN`` is set, else 403, before anything is collected.
     """
+
+    def dispatch(self, request: HttpRequest, *args: object, **kwargs: object) -> HttpResponseBase:
+        if not metrics_access_allowed(request):
+            if getattr(settings, "METRICS_TOKEN", ""):
+                response = HttpResponse("a bearer token is required\n", status=401, content_type="text/plain")
+                response["WWW-Authenticate"] = 'Bearer realm="metrics"'
+                return response
+            return HttpResponse("forbidden\n", status=403, content_type="text/plain")
+        return super().dispatch(request, *args, **kwargs)
 
     def get(self, request: HttpRequest, *args: object, **kwargs: object) -> HttpResponse:
         self.registry = metrics_registry()

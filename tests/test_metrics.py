@@ -1,5 +1,7 @@
 """Prometheus ``GET /metrics``: our search and judge metrics, django-prometheus's request metrics,
 values written by other processes (multiprocess mode) and the scrape-time background queue depth.
+The scrapes here come from the test client's loopback address, which the local profile's
+``METRICS_ALLOWED_IPS`` admits; the access rules themselves have their own test.
 
 Counters and histograms are cumulative over every process that shares the multiprocess folder
 (``.data/prometheus``: earlier test sessions, and other sessions in this checkout running at the
@@ -92,6 +94,28 @@ def test_metrics_speak_openmetrics_when_asked() -> None:
     assert plain["Content-Type"] == "text/plain; version=0.0.4; charset=utf-8"
     assert "# TYPE zolsearch_gate_score histogram" in plain.content.decode()
     assert client.post("/metrics").status_code == 405
+
+
+def test_metrics_need_an_allowed_address_or_the_token(settings) -> None:  # type: ignore[no-untyped-def]
+    """GIVEN the local profile's allow-list (loopback) and no token WHEN /metrics is asked from
+    loopback and from another address THEN 200 and 403; GIVEN a METRICS_TOKEN and an empty
+    allow-list THEN 401 with a Bearer challenge without it or with a wrong one, 200 with it; an
+    allow-listed network (CIDR) is admitted without the token."""
+    assert settings.METRICS_ALLOWED_IPS == ["127.0.0.1", "::1"] and not settings.METRICS_TOKEN
+    client = Client()
+    assert client.get("/metrics").status_code == 200
+    refused = client.get("/metrics", REMOTE_ADDR="192.0.2.10")
+    assert refused.status_code == 403 and b"zolsearch_" not in refused.content
+
+    settings.METRICS_TOKEN, settings.METRICS_ALLOWED_IPS = "scrape-secret-1", []
+    anonymous = client.get("/metrics")
+    assert anonymous.status_code == 401 and anonymous["WWW-Authenticate"] == 'Bearer realm="metrics"'
+    assert client.get("/metrics", headers={"Authorization": "Bearer wrong"}).status_code == 401
+    scraped = client.get("/metrics", REMOTE_ADDR="192.0.2.10", headers={"Authorization": "Bearer scrape-secret-1"})
+    assert scraped.status_code == 200 and "# TYPE zolsearch_gate_score histogram" in scraped.content.decode()
+    settings.METRICS_ALLOWED_IPS = ["10.20.0.0/16"]
+    assert client.get("/metrics", REMOTE_ADDR="10.20.3.4").status_code == 200
+    assert client.get("/metrics", REMOTE_ADDR="10.21.3.4").status_code == 401
 
 
 def test_search_records_stage_gate_answer_and_request_metrics(settings) -> None:  # type: ignore[no-untyped-def]

@@ -34,18 +34,21 @@ graceful_timeout = 5
 # gunicorn >= 25 listens on a control socket shared by all gunicorns of the user
 # (~/.gunicorn/gunicorn.ctl); two servers on one machine would take it from each other.
 control_socket_disable = True
-# Requests to stderr like the development server did; without the client's address (privacy).
+# Requests to stderr like the development server did; without the client's address and without
+# the query string (privacy: the patient page's GET /?q= carries the question as typed).
 accesslog = "-"
-access_log_format = '%(t)s "%(r)s" %(s)s %(b)s %(M)sms'
+access_log_format = '%(t)s "%(m)s %(U)s" %(s)s %(b)s %(M)sms'
 
 
 def post_worker_init(worker: Any) -> None:
     """Warm a new worker before it takes requests: the embedding model, the language detector,
-    the input guard, the red-flag model and query understanding (seconds; a minute on a busy
+    the input guard, the red-flag model, query understanding and the personal-identifier
+    recognisers (seconds; a minute on a busy
     2-core machine). Meanwhile a thread tells the master every 5 s that the worker lives (its
     ``timeout``, 30 s, killed workers in the middle of warming up), and SIGTERM exits at once (no
     request is in flight yet; gunicorn's own handler would wait for the warm-up to finish)."""
     from core.language import language_detect
+    from core.privacy import identifiers_find
     from core.providers.embeddings import embedding_provider_get
     from zolsearch.search.safety.guard import guard_classifier_get
     from zolsearch.search.safety.redflag_model import red_flag_model_get
@@ -63,6 +66,7 @@ def post_worker_init(worker: Any) -> None:
         provider = embedding_provider_get()
         provider.embed_query("warm-up")
         language_detect("warm-up", default="nl")
+        identifiers_find("warm-up", language="nl")
         for train in (guard_classifier_get, red_flag_model_get, understanding_model_get):
             train(provider)
     finally:

@@ -1,5 +1,7 @@
 """Admin of served answers (read-only, filterable by gate result and outcome) and of the
-pipeline's flags and thresholds (audited rows)."""
+pipeline's flags and thresholds (audited rows). Every page that shows patients' questions (the
+answer list and detail, the feedback list and detail) records who saw which answers
+(:func:`~zolsearch.search.services.answers_viewed`)."""
 
 from __future__ import annotations
 
@@ -12,16 +14,51 @@ from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse
 from django.utils.html import format_html, format_html_join
 from django.utils.text import Truncator
+from django.utils.translation import gettext_lazy as _
 
 from core.admin_runs import AuditAdmin, ReadOnlyAdmin
 from zolsearch.search.config import ConfigInvalid, config_value_parse, pipeline_config_settings
 from zolsearch.search.flags import FLAGS
 from zolsearch.search.models import Answer, Feedback, PipelineFlag, PipelineFlagChange
-from zolsearch.search.services import FlagInvalid, pipeline_flag_set, pipeline_flags_ensure
+from zolsearch.search.services import FlagInvalid, answers_viewed, pipeline_flag_set, pipeline_flags_ensure
+
+
+class AnswersViewedAudit:
+    """Mixin for an admin whose pages show answers: after the list page or an existing row's
+    page rendered its rows, :func:`answers_viewed` records the answers shown (the list's page of
+    rows, read from the page's own result list: no extra query), as ``admin:<app>_<model>_
+    changelist`` / ``…_change``. ``answer_id_of`` maps a row to its answer's primary key."""
+
+    def answer_id_of(self, obj: Any) -> int:
+        return int(obj.pk)
+
+    def changelist_view(self, request: HttpRequest, extra_context: dict[str, Any] | None = None) -> HttpResponse:
+        response = super().changelist_view(request, extra_context)  # type: ignore[misc]
+        changelist = getattr(response, "context_data", {}).get("cl") if response.status_code == 200 else None
+        if changelist is not None:
+            opts = changelist.opts
+            answers_viewed(
+                request.user,
+                [self.answer_id_of(obj) for obj in changelist.result_list],
+                f"admin:{opts.app_label}_{opts.model_name}_changelist",
+            )
+        return response
+
+    def change_view(
+        self, request: HttpRequest, object_id: str, form_url: str = "", extra_context: dict[str, Any] | None = None
+    ) -> HttpResponse:
+        response = super().change_view(request, object_id, form_url, extra_context)  # type: ignore[misc]
+        original = getattr(response, "context_data", {}).get("original") if response.status_code == 200 else None
+        if original is not None:
+            opts = original._meta
+            answers_viewed(
+                request.user, [self.answer_id_of(original)], f"admin:{opts.app_label}_{opts.model_name}_change"
+            )
+        return response
 
 
 @admin.register(Answer)
-class AnswerAdmin(ReadOnlyAdmin):
+class AnswerAdmin(AnswersViewedAudit, ReadOnlyAdmin):
     list_display = (
         "created_at",
         "short_question",
@@ -48,7 +85,7 @@ class AnswerAdmin(ReadOnlyAdmin):
     date_hierarchy = "created_at"
     readonly_fields = [f.name for f in Answer._meta.fields]
 
-    @admin.display(description="question")
+    @admin.display(description=_("question"))
     def short_question(self, obj: Answer) -> str:
         return Truncator(obj.question).chars(80)
 
@@ -70,7 +107,7 @@ def flag_text(value: Any) -> str:
 class FlagGroupFilter(admin.SimpleListFilter):
     """Flags by the stage they belong to (safety, retrieval, CRAG, …)."""
 
-    title = "stage"
+    title = _("stage")
     parameter_name = "group"
 
     def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
@@ -88,13 +125,13 @@ class PipelineFlagForm(forms.ModelForm):
 
     new_value = forms.CharField(
         required=False,
-        label="value",
-        help_text="true/false, a number, comma-separated words, or a JSON object, as the flag needs.",
+        label=_("value"),
+        help_text=_("true/false, a number, comma-separated words, or a JSON object, as the flag needs."),
         widget=forms.TextInput(attrs={"size": 60}),
     )
-    use_default = forms.BooleanField(required=False, label="use the default instead")
+    use_default = forms.BooleanField(required=False, label=_("use the default instead"))
     reason = forms.CharField(
-        label="reason for the change", widget=forms.Textarea(attrs={"rows": 2, "cols": 60}), max_length=2000
+        label=_("reason for the change"), widget=forms.Textarea(attrs={"rows": 2, "cols": 60}), max_length=2000
     )
 
     class Meta:
@@ -151,39 +188,43 @@ class PipelineFlagAdmin(admin.ModelAdmin):
         self._defaults = _settings_config()
         return super().changeform_view(request, *args, **kwargs)
 
-    @admin.display(description="stage")
+    @admin.display(description=_("stage"))
     def stage(self, obj: PipelineFlag) -> str:
         spec = FLAGS.get(obj.name)
-        return spec.group if spec else "(no longer a flag)"
+        return spec.group if spec else str(_("(no longer a flag)"))
 
-    @admin.display(description="what it does")
+    @admin.display(description=_("what it does"))
     def description(self, obj: PipelineFlag) -> str:
         spec = FLAGS.get(obj.name)
-        return spec.description if spec else "Not used by this version of the pipeline."
+        return spec.description if spec else str(_("Not used by this version of the pipeline."))
 
-    @admin.display(description="history")
+    @admin.display(description=_("history"))
     def history(self, obj: PipelineFlag) -> str:
         rows = format_html_join(
             "",
             "<tr><td>{}</td><td>{}</td><td>{} → {}</td><td>{}</td></tr>",
             (
-                (c.changed_at.strftime("%Y-%m-%d %H:%M"), c.changed_by, flag_text(c.old_value) or "(default)",
-                 flag_text(c.new_value) or "(default)", c.reason)
+                (c.changed_at.strftime("%Y-%m-%d %H:%M"), c.changed_by, flag_text(c.old_value) or _("(default)"),
+                 flag_text(c.new_value) or _("(default)"), c.reason)
                 for c in obj.changes.all()[:50]
             ),
         )  # fmt: skip
         if not rows:
-            return "No changes yet."
+            return str(_("No changes yet."))
         return format_html(
-            "<table><thead><tr><th>when</th><th>who</th><th>change</th><th>reason</th></tr></thead><tbody>{}</tbody></table>",
+            "<table><thead><tr><th>{}</th><th>{}</th><th>{}</th><th>{}</th></tr></thead><tbody>{}</tbody></table>",
+            _("when"),
+            _("who"),
+            _("change"),
+            _("reason"),
             rows,
         )
 
-    @admin.display(description="value")
+    @admin.display(description=_("value"))
     def current(self, obj: PipelineFlag) -> str:
-        return "(default)" if obj.value is None else flag_text(obj.value)
+        return str(_("(default)")) if obj.value is None else flag_text(obj.value)
 
-    @admin.display(description="default")
+    @admin.display(description=_("default"))
     def default(self, obj: PipelineFlag) -> str:
         return flag_text(self._defaults.get(obj.name))
 
@@ -220,7 +261,7 @@ class PipelineFlagChangeAdmin(AuditAdmin):
 
 
 @admin.register(Feedback)
-class FeedbackAdmin(ReadOnlyAdmin):
+class FeedbackAdmin(AnswersViewedAudit, ReadOnlyAdmin):
     """Patients' feedback on answers, read-only (comments are stored without identifiers)."""
 
     list_display = ("created_at", "helpful", "short_comment", "identifiers", "answer_question", "answer_outcome")
@@ -231,14 +272,17 @@ class FeedbackAdmin(ReadOnlyAdmin):
     readonly_fields = ("answer", "helpful", "comment", "identifiers", "created_at", "updated_at")
     exclude = ("client",)
 
-    @admin.display(description="comment")
+    def answer_id_of(self, obj: Feedback) -> int:
+        return int(obj.answer_id)
+
+    @admin.display(description=_("comment"))
     def short_comment(self, obj: Feedback) -> str:
         return Truncator(obj.comment).chars(80)
 
-    @admin.display(description="question", ordering="answer__question")
+    @admin.display(description=_("question"), ordering="answer__question")
     def answer_question(self, obj: Feedback) -> str:
         return obj.answer.question[:80]
 
-    @admin.display(description="outcome", ordering="answer__outcome")
+    @admin.display(description=_("outcome"), ordering="answer__outcome")
     def answer_outcome(self, obj: Feedback) -> str:
         return obj.answer.outcome

@@ -19,6 +19,7 @@ from ingestion.models import Chunk
 from taxonomy.selectors import DepartmentFact, RoutingFact
 from zolsearch.search.contract import Generator
 from zolsearch.search.messages import fact_templates
+from zolsearch.search.privacy import question_external
 
 MAX_SNIPPET_CHARS = 240
 _CITATION_MARK = re.compile(r"\s*\[\d+\]")
@@ -283,10 +284,11 @@ def answer_llm(
     sources = "\n\n".join(
         f"[{by_chunk[c.id].n}] {c.document.title}\n{(texts or {}).get(c.id) or chunk_source_text(c)}" for c in chunks
     )
+    asked = question_external(question, language=language)  # the model is external: no identifiers
     text = chat_llm_get(model).complete(
         [
             {"role": "system", "content": SYSTEM_PROMPT.format(language=language)},
-            {"role": "user", "content": f"Sources:\n{sources}\n\nQuestion: {question}"},
+            {"role": "user", "content": f"Sources:\n{sources}\n\nQuestion: {asked}"},
         ]
     )
     cited_numbers = {int(n) for n in re.findall(r"\[(\d+)\]", text)}

@@ -1,7 +1,10 @@
 """Writes of the search app: run the pipeline and record the served ``Answer``.
 
 Every stored answer is announced through the ``answer_stored`` signal after commit, so that
-evaluation can subscribe (background judging) without the pipeline importing evaluation.
+evaluation can subscribe (background judging) without the pipeline importing evaluation. The
+question is stored without personal identifiers (:mod:`zolsearch.search.privacy`), and every
+staff view of answers is announced through ``answers_viewed_signal`` (:func:`answers_viewed`),
+which the access app records as an audit entry.
 """
 
 from __future__ import annotations
@@ -9,7 +12,9 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import hmac
+import logging
 import math
+import time
 import uuid
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -27,8 +32,13 @@ from zolsearch.search.flags import FLAGS
 from zolsearch.search.metrics import search_observe
 from zolsearch.search.models import Answer, Feedback, PipelineFlag, PipelineFlagChange, SemanticCacheEntry
 from zolsearch.search.pipeline import SearchRequest, SearchState, pipeline_run
+from zolsearch.search.privacy import question_deidentify, values_scrub
+
+logger = logging.getLogger(__name__)
 
 answer_stored = Signal()  # sender=Answer, answer=<Answer>; sent on commit
+# sender=Answer, user=<User>, answer_ids=[int], where=str; sent by answers_viewed
+answers_viewed_signal = Signal()
 
 
 def _chunk_scores(state: SearchState) -> list[dict[str, object]]:
@@ -52,14 +62,29 @@ def _chunk_scores(state: SearchState) -> list[dict[str, object]]:
 
 
 def answer_record(*, state: SearchState, channel: str = Answer.Channel.API) -> Answer:
-    """Store the served answer of ``state`` and announce it after commit (``answer_stored``)."""
+    """Store the served answer of ``state`` and announce it after commit (``answer_stored``).
+
+    The question is stored de-identified (:func:`~zolsearch.search.privacy.question_deidentify`:
+    names, INSZ, phone numbers, e-mail and postal addresses, birth dates and IBANs replaced by
+    ``[KIND]``, the hospital's doctors kept), and every copy of a replaced value in the trace
+    (the follow-up's resolved question, the reduced query) is replaced the same way. The time
+    this takes is ``timings_ms["deidentify"]`` (ms), not part of ``total`` (the pipeline's).
+    """
     gate = state.gate.as_dict() if state.gate else {}
     answered = state.outcome == Outcome.ANSWERED
+    t0 = time.perf_counter()
+    private = question_deidentify(state.request.question, language=state.language)
+    values, kinds = private.values, private.kinds
+    if state.question != state.request.question:  # a follow-up, searched with its resolution
+        resolved = question_deidentify(state.question, language=state.language)
+        values, kinds = values + resolved.values, kinds + resolved.kinds
+    trace = values_scrub(state.trace.model_dump(mode="json"), values=values, kinds=kinds)
+    state.timings_ms["deidentify"] = round((time.perf_counter() - t0) * 1000, 3)
     answer = Answer(
         trace_id=state.trace_id,
         channel=channel,
         conversation_id=state.request.conversation_id[:64],
-        question=state.request.question,
+        question=private.text,
         language=state.language,
         answer=state.answer,
         generator=state.generator,
@@ -73,7 +98,7 @@ def answer_record(*, state: SearchState, channel: str = Answer.Channel.API) -> A
         gate_passed=bool(gate.get("passed", not state.config.gate_enabled)) and answered,
         gate_score=gate.get("score"),
         timings_ms=state.timings_ms,
-        trace=state.trace.model_dump(mode="json"),
+        trace=trace,
         embedding_model=state.provider.key,
         config=state.config.as_dict(),
         config_hash=state.config.hash,
@@ -138,7 +163,7 @@ def cache_entry_store(*, state: SearchState) -> SemanticCacheEntry | None:
         config_hash=state.config.hash,
         index_version=state.cache_index_version,
         language=state.language,
-        question=state.request.question,
+        question=question_deidentify(state.request.question, language=state.language).text,
         vector=state.cache_vector.tolist(),
         payload=payload,
     )
@@ -213,12 +238,35 @@ class FeedbackRateLimited(Exception):
 
 
 def client_fingerprint(*, address: str, now: datetime | None = None) -> str:
-    """HMAC-SHA-256 hex (64 characters) of the client ``address`` under a key derived from
-    ``SECRET_KEY`` and the UTC date: the same client maps to the same value within one day and
-    to an unrelated one the next, and the address itself is never stored."""
-    day = (now or timezone.now()).astimezone(UTC).strftime("%Y-%m-%d")
-    key = hmac.new(settings.SECRET_KEY.encode(), f"client-key:{day}".encode(), hashlib.sha256).digest()
+    """HMAC-SHA-256 hex (64 characters) of the client ``address`` under a key that rotates: it
+    is derived from ``CLIENT_HASH_SECRET`` (default ``SECRET_KEY``) and the number of the
+    current period of ``CLIENT_HASH_ROTATION_S`` seconds since the epoch (default 86,400: the
+    UTC day). The same client maps to the same value within one period and to an unrelated one
+    the next; the address itself is never stored or logged. Used for the feedback and search
+    rate limits and, written as an IPv6 address, for django-axes' login lockouts. Whoever holds
+    the secret can recompute a past period's key: changing ``CLIENT_HASH_SECRET`` cuts that link
+    for every stored fingerprint."""
+    rotation_s = max(1, int(getattr(settings, "CLIENT_HASH_ROTATION_S", 86400)))
+    period = int((now or timezone.now()).astimezone(UTC).timestamp() // rotation_s)
+    secret = str(getattr(settings, "CLIENT_HASH_SECRET", "") or settings.SECRET_KEY)
+    key = hmac.new(secret.encode(), f"client-key:{rotation_s}:{period}".encode(), hashlib.sha256).digest()
     return hmac.new(key, address.encode(), hashlib.sha256).hexdigest()
+
+
+def answers_viewed(user: Any, answer_ids: list[int] | tuple[int, ...], where: str) -> None:
+    """Announce that staff ``user`` saw the answers ``answer_ids`` (primary keys of
+    :class:`Answer`) on screen ``where`` (e.g. ``"admin:search_answer_changelist"``,
+    ``"review:queue"``; at most 100 characters). The access app records one audit entry per call
+    (``zolsearch.access``, connected at start-up); this layer cannot import it, hence the
+    signal. Call it from every screen that shows patients' questions or answers, after the rows
+    were read. Nothing is recorded for an empty list. Positional arguments are accepted (the
+    screens of other apps call it as ``answers_viewed(user, ids, where)``)."""
+    ids = [int(i) for i in answer_ids]
+    if not ids:
+        return
+    receivers = answers_viewed_signal.send(sender=Answer, user=user, answer_ids=ids, where=where)
+    if not receivers:
+        logger.error("answers viewed in %s by %s were not audited: no receiver is connected", where, user)
 
 
 @transaction.atomic

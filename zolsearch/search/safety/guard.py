@@ -43,6 +43,7 @@ from core.observability import GUARD_FAILURES_TOTAL
 from core.providers.embeddings import EmbeddingProvider
 from core.providers.guard import SPECIALISED_ADVICE, GuardUnavailable, safety_model_get
 from zolsearch.search.contract import RefusalReason
+from zolsearch.search.privacy import question_external
 from zolsearch.search.safety.redflags import fold
 
 logger = logging.getLogger(__name__)
@@ -215,7 +216,7 @@ def input_guard_decide(
         return _offline_decide(text=text, vector=vector, provider=provider, threshold=threshold)
     backend = f"llm:{guard_model}"
     try:
-        verdict = safety_model_get(guard_model).classify(text)
+        verdict = safety_model_get(guard_model).classify(question_external(text))  # external: no identifiers
     except GuardUnavailable as exc:
         policy = "open" if fail_open else "closed"
         GUARD_FAILURES_TOTAL.labels(stage="input_guard", policy=policy).inc()
