@@ -340,7 +340,28 @@ _WEAK_INTROS = (
 
 
 def _is_cap(word: str) -> bool:
-    return word[0].isupper() and any(c.islower() for c in word) and word.lower() not in _NOT_NAMES
+    # A title is never a name itself: "dochter Mevrouw [PERSON]" (a stripped text) kept "Mevrouw"
+    # as the daughter's name, so stripping twice changed the text (tests/proof).
+    lowered = word.lower()
+    return (
+        word[0].isupper()
+        and any(c.islower() for c in word)
+        and lowered not in _NOT_NAMES
+        and lowered not in _PERSON_TITLES
+        and lowered not in _DOCTOR_TITLES
+    )
+
+
+_PLACEHOLDER_END = re.compile(r"\[(?:" + "|".join(KINDS) + r")\]$")
+
+
+def _ends_capitalised(text: str, tokens: _Tokens, i: int) -> bool:
+    """Token ``i`` is a capitalised word, or the end of a placeholder ("[ADDRESS]") standing
+    where one was: a stripped text must read like the text it came from, or a second pass would
+    find what the first left ("3600 Kerkstraat Lotte" → "[ADDRESS] Lotte")."""
+    if tokens.words[i] == "]":
+        return bool(_PLACEHOLDER_END.search(text, 0, tokens.spans[i][1]))
+    return _is_cap(tokens.words[i])
 
 
 def _is_first_name(word: str) -> bool:
@@ -457,7 +478,11 @@ def _person_spans(text: str) -> list[_Span]:
                 end = tokens.name_run(i, lower_ok=lambda w: _fold(w) in _surnames(), max_words=4)
                 if end is not None and end > i + 1:
                     add(i, end, 0.75)
-                elif i == 0 or not _is_cap(tokens.words[i - 1]) or _is_first_name(tokens.words[i - 1]):
+                elif i > 0 and _fold(tokens.words[i - 1]) in _surnames() and _is_cap(tokens.words[i - 1]):
+                    # surname first, as forms write it ("Peeters Lotte"): missed before, and
+                    # "3600 Peeters Lotte" → "[ADDRESS] Lotte" then lost "Lotte" on a second pass
+                    add(i - 1, end, 0.75)
+                elif i == 0 or not _ends_capitalised(text, tokens, i - 1) or _is_first_name(tokens.words[i - 1]):
                     # alone, unless it ends a capitalised phrase ("Polycythemia Vera")
                     add(i, end, 0.55)
             elif not blocked and i + 1 < n and _fold(tokens.lower[i + 1]) in _surnames():

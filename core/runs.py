@@ -14,22 +14,23 @@ import logging
 import os
 import socket
 import subprocess
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 from django.conf import settings
 from django.db import models
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 
 logger = logging.getLogger(__name__)
 
 
 class RunStatus(models.TextChoices):
-    PENDING = "pending", "Pending"
-    RUNNING = "running", "Running"
-    SUCCEEDED = "succeeded", "Succeeded"
-    FAILED = "failed", "Failed"
+    PENDING = "pending", _("Pending")
+    RUNNING = "running", _("Running")
+    SUCCEEDED = "succeeded", _("Succeeded")
+    FAILED = "failed", _("Failed")
 
 
 class BackgroundRun(models.Model):
@@ -39,15 +40,21 @@ class BackgroundRun(models.Model):
 
     Status = RunStatus
 
-    status = models.CharField(max_length=16, choices=RunStatus.choices, default=RunStatus.PENDING, db_index=True)
-    total = models.PositiveIntegerField(default=0, help_text="Units to process (records, questions).")
-    done = models.PositiveIntegerField(default=0, help_text="Units processed so far.")
-    error = models.TextField(blank=True)
-    worker = models.CharField(max_length=200, blank=True, help_text="host:pid of the worker that ran it.")
-    code_version = models.CharField(max_length=64, blank=True)
-    created_at = models.DateTimeField(auto_now_add=True)
-    started_at = models.DateTimeField(null=True, blank=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
+    status = models.CharField(
+        max_length=16, choices=RunStatus.choices, default=RunStatus.PENDING, db_index=True, verbose_name=_("status")
+    )
+    total = models.PositiveIntegerField(
+        default=0, help_text=_("Units to process (records, questions)."), verbose_name=_("total")
+    )
+    done = models.PositiveIntegerField(default=0, help_text=_("Units processed so far."), verbose_name=_("done"))
+    error = models.TextField(blank=True, verbose_name=_("error"))
+    worker = models.CharField(
+        max_length=200, blank=True, help_text=_("host:pid of the worker that ran it."), verbose_name=_("worker")
+    )
+    code_version = models.CharField(max_length=64, blank=True, verbose_name=_("code version"))
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
+    started_at = models.DateTimeField(null=True, blank=True, verbose_name=_("started at"))
+    finished_at = models.DateTimeField(null=True, blank=True, verbose_name=_("finished at"))
 
     class Meta:
         abstract = True
@@ -115,6 +122,40 @@ def run_abandon(*, model: type[BackgroundRun], run_id: int, reason: str) -> bool
             status=RunStatus.FAILED, error=reason, finished_at=timezone.now()
         )
     )
+
+
+def _process_alive(pid: int) -> bool:
+    import psutil
+
+    try:
+        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return False
+    except psutil.AccessDenied:
+        return True  # exists, owned by another user
+
+
+def runs_orphaned_abandon(*, models: Sequence[type[BackgroundRun]]) -> int:
+    """Mark FAILED every RUNNING run of ``models`` claimed by a process of this host that no
+    longer exists (killed, out of memory, the machine restarted); returns how many.
+
+    Called when a worker starts (``zolsearch.celery``). With acks_late a broker redelivers the
+    task of a killed worker and :func:`run_task_body` abandons its run, but kombu's filesystem
+    transport (the embedded default) deletes a message when it hands it out, and Redis
+    redelivers only after its visibility timeout (hours): without this the run would show
+    RUNNING forever (tests/proof). Runs of another host, or of a live process here, are left
+    alone; a pid reused by a new process hides a dead run until that process exits.
+    """
+    host = socket.gethostname()
+    abandoned = 0
+    for model in models:
+        running = model._default_manager.filter(status=RunStatus.RUNNING, worker__startswith=f"{host}:")
+        for run_id, worker in running.values_list("pk", "worker"):
+            pid = worker.rpartition(":")[2]
+            if pid.isdigit() and not _process_alive(int(pid)):
+                reason = f"the worker running this run ({worker}) stopped before it finished; run it again"
+                abandoned += run_abandon(model=model, run_id=run_id, reason=reason)
+    return abandoned
 
 
 def task_redelivered(request: Any) -> bool:

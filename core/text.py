@@ -56,7 +56,9 @@ _ABBREVIATIONS = {
     "p",
     "pp",
 }
-_BOUNDARY = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9À-Ý])|\n\s*\n|(?<=:)\s*\n")
+# The closing quotes and brackets after a full stop belong to the sentence before the boundary
+# (group "close"); the boundary itself is the whitespace after them.
+_BOUNDARY = re.compile(r"(?<=[.!?])(?P<close>[\"')\]]*)\s+(?=[\"'(\[]?[A-Z0-9À-Ý])|\n\s*\n|(?<=:)\s*\n")
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 
 STOPWORDS = {
@@ -75,16 +77,19 @@ _SNOWBALL = {"nl": "dutch", "en": "english", "fr": "french", "de": "german", "tr
 def sentences_split(text: str) -> list[str]:
     """Split ``text`` into sentences, keeping abbreviations ("Dr.", "o.a.", "e.g.") intact.
 
-    Returns stripped, non-empty sentences in order; their concatenation covers the input's
-    words. A boundary is ``.``/``!``/``?`` followed by whitespace and a capital or digit, a
+    Returns stripped, non-empty sentences in order, whitespace runs made one space; their
+    concatenation holds every non-whitespace character of the input, in order (closing quotes
+    and brackets after a full stop stay with their sentence). Never raises. A boundary is ``.``/``!``/``?`` followed by whitespace and a capital or digit, a
     blank line, or a colon at a line end.
     """
     pieces: list[str] = []
     start = 0
     for match in _BOUNDARY.finditer(text):
-        candidate = text[start : match.start()]
-        last_word = candidate.rstrip(".!?\"')] ").rsplit(None, 1)[-1].lower() if candidate.strip() else ""
-        if candidate.rstrip().endswith(".") and last_word.rstrip(".") in _ABBREVIATIONS:
+        end = match.end("close") if match.group("close") is not None else match.start()
+        candidate = text[start:end]
+        words = candidate.rstrip(".!?\"')] ").split()
+        last_word = words[-1].lower() if words else ""
+        if candidate.rstrip().rstrip("\"')]").endswith(".") and last_word.rstrip(".") in _ABBREVIATIONS:
             continue
         pieces.append(candidate)
         start = match.end()

@@ -32,15 +32,38 @@ def embedded_text_compose(*, context: str, questions: tuple[str, ...], heading: 
     return "\n".join(part for part in parts if part)
 
 
+def _word_parts(word: str, budget: int, count: Callable[[str], int]) -> list[str]:
+    """``word`` itself, or cut into the longest runs of ≤ ``budget`` tokens when it alone is
+    over (a long URL, a ruler of dashes: each mark a token). Found by tests/proof: such a word
+    made a chunk of 300 tokens for a window of 60."""
+    if count(word) <= budget:
+        return [word]
+    parts: list[str] = []
+    start = 0
+    while start < len(word):
+        low, high = start + 1, len(word)  # longest end with count(word[start:end]) ≤ budget, ≥ 1 char
+        while low < high:
+            middle = (low + high + 1) // 2
+            if count(word[start:middle]) <= budget:
+                low = middle
+            else:
+                high = middle - 1
+        parts.append(word[start:low])
+        start = low
+    return parts
+
+
 def _split_long(sentence: str, budget: int, count: Callable[[str], int]) -> list[str]:
-    """Split one over-long sentence at word boundaries into pieces of ≤ ``budget`` tokens."""
+    """Split one over-long sentence at word boundaries (inside a word only when that word alone
+    is over the budget) into pieces of ≤ ``budget`` tokens."""
     pieces: list[str] = []
     current: list[str] = []
     for word in sentence.split():
-        if current and count(" ".join([*current, word])) > budget:
-            pieces.append(" ".join(current))
-            current = []
-        current.append(word)
+        for part in _word_parts(word, budget, count):
+            if current and count(" ".join([*current, part])) > budget:
+                pieces.append(" ".join(current))
+                current = []
+            current.append(part)
     if current:
         pieces.append(" ".join(current))
     return pieces

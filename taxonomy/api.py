@@ -34,7 +34,9 @@ class ResolveOut(Schema):
     concepts: list[dict]
 
 
-@router.get("/resolve", response={200: ResolveOut, 401: dict, 403: dict}, summary="Resolve text to entities (staff)")
+@router.get(
+    "/resolve", response={200: ResolveOut, 401: dict, 403: dict, 422: dict}, summary="Resolve text to entities (staff)"
+)
 def resolve(request: HttpRequest, params: Query[ResolveQuery]) -> ResolveOut:
     """The entities ``q`` resolves to, each with the provenance trail of the cascade."""
     if not request.user.is_staff:

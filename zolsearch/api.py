@@ -1,20 +1,29 @@
-"""The ninja API root: routers of the apps and the one place mapping domain errors to HTTP."""
+"""The ninja API root: routers of the apps and the one place mapping domain errors to HTTP.
+
+Staff routers are mounted with :data:`zolsearch.access.auth.staff_auth`: a staff API token
+(``Authorization: Bearer zst_…``) or the admin session of a staff user; anything else gets 401.
+The patient routes need no login; their body size and rate limits are enforced before the view
+(``zolsearch.access.middleware.ApiLimitsMiddleware``: 413, 429 with ``Retry-After``).
+"""
 
 from __future__ import annotations
 
+from django.db import InterfaceError, OperationalError
 from django.http import HttpRequest, HttpResponse
 from ninja import NinjaAPI
 from ninja.errors import ValidationError
 
 from core.providers.embeddings import EmbeddingModelMismatch, EmbeddingUnavailable
 from taxonomy.api import router as taxonomy_router
+from zolsearch.access.auth import staff_auth
+from zolsearch.middleware import RETRY_AFTER_S, database_unavailable_response
 from zolsearch.search.api import router as search_router
 from zolsearch.search.pipeline import IndexEmpty, InvalidQuestion
 from zolsearch.search.services import AnswerNotFound, FeedbackRateLimited
 
 api = NinjaAPI(title="ZOL Search API", version="1", urls_namespace="api-v1", docs_url="/docs")
 api.add_router("/", search_router)
-api.add_router("/taxonomy", taxonomy_router)
+api.add_router("/taxonomy", taxonomy_router, auth=staff_auth)
 
 
 @api.exception_handler(InvalidQuestion)
@@ -44,7 +53,15 @@ def _mismatch(request: HttpRequest, exc: EmbeddingModelMismatch) -> HttpResponse
 
 @api.exception_handler(EmbeddingUnavailable)
 def _unavailable(request: HttpRequest, exc: EmbeddingUnavailable) -> HttpResponse:
-    return api.create_response(request, {"detail": f"the embedding service is unavailable: {exc}"}, status=503)
+    response = api.create_response(request, {"detail": f"the embedding service is unavailable: {exc}"}, status=503)
+    response["Retry-After"] = str(RETRY_AFTER_S)
+    return response
+
+
+@api.exception_handler(OperationalError)
+@api.exception_handler(InterfaceError)
+def _database_unavailable(request: HttpRequest, exc: Exception) -> HttpResponse:
+    return database_unavailable_response(request, exc)
 
 
 @api.exception_handler(AnswerNotFound)

@@ -14,14 +14,22 @@ from zolsearch.search.services import client_fingerprint, feedback_record, searc
 router = Router(tags=["search"])
 
 
-@router.post("/search", response={200: SearchOut, 422: ErrorOut, 503: ErrorOut}, summary="Answer a question")
+@router.post(
+    "/search",
+    response={200: SearchOut, 400: ErrorOut, 413: ErrorOut, 422: ErrorOut, 429: ErrorOut, 503: ErrorOut},
+    summary="Answer a question",
+)
 def search(request: HttpRequest, payload: SearchIn) -> SearchOut:
     """Answer ``question`` from the hospital's content with numbered citations, or a fallback.
 
     Emergencies, poisoning, suicidal thoughts and urgent out-of-hours questions get a route to a
     phone number (outcome ``red_flag``); individual medical advice, harmful and out-of-purpose
-    requests are refused (outcome ``refused`` with ``refusal_reason``). 422: empty or over-long
-    question. 503: nothing ingested yet, or an embedding model mismatch.
+    requests are refused (outcome ``refused`` with ``refusal_reason``). 400: the body is not JSON.
+    413: the body is over ``API_MAX_BODY_BYTES``. 422: empty or over-long question, or a field of
+    the wrong type. 429 with ``Retry-After``: too many searches from this client
+    (``SEARCH_RATE_LIMIT``, ``zolsearch.access.middleware``). 503 (with ``Retry-After``
+    when it will pass): nothing ingested yet, an embedding model mismatch, the embedding service
+    or the database unavailable.
     """
     state, answer = search_answer(
         request=SearchRequest(
@@ -60,14 +68,23 @@ def search(request: HttpRequest, payload: SearchIn) -> SearchOut:
 
 @router.post(
     "/feedback",
-    response={201: FeedbackOut, 404: ErrorOut, 422: ErrorOut, 429: ErrorOut},
+    response={
+        201: FeedbackOut,
+        400: ErrorOut,
+        404: ErrorOut,
+        413: ErrorOut,
+        422: ErrorOut,
+        429: ErrorOut,
+        503: ErrorOut,
+    },
     summary="Say whether an answer helped",
 )
 def feedback(request: HttpRequest, payload: FeedbackIn) -> Status:
     """Record whether the answer ``trace_id`` was helpful, with an optional comment stored without
     personal identifiers. A second post from the same client about the same answer replaces the
-    first. 404: unknown trace id. 429 with ``Retry-After`` (seconds): too many from this client
-    (``FEEDBACK_RATE_LIMIT``)."""
+    first. 400: the body is not JSON. 404: unknown trace id. 413: the body is too large. 429 with
+    ``Retry-After`` (seconds): too many from this client (``FEEDBACK_RATE_LIMIT``). 503 with
+    ``Retry-After``: the database is unavailable."""
     stored = feedback_record(
         trace_id=payload.trace_id,
         helpful=payload.helpful,

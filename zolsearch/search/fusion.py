@@ -9,17 +9,21 @@ from collections.abc import Hashable, Sequence
 def rrf_fuse[K: Hashable](rankings: Sequence[Sequence[K]], *, k: int = 60) -> list[tuple[K, float]]:
     """Fuse ranked lists: ``score(d) = Σ_i 1 / (k + rank_i(d))`` with ranks starting at 1.
 
-    ``rankings``: each a list of ids, best first (an id absent from a list adds nothing).
-    Returns ``(id, score)`` pairs, best first; ties keep the order of first appearance
-    (earliest best rank, then earlier list). Scores are in (0, len(rankings) / (k + 1)].
-    Raises ``ValueError`` when ``k`` < 0.
+    ``rankings``: each a list of ids, best first (an id absent from a list adds nothing; an id
+    repeated in one list counts once, at its best rank there). Returns ``(id, score)`` pairs,
+    best first; ties keep the order of first appearance (earliest best rank, then earlier list).
+    Scores are in (0, len(rankings) / (k + 1)]. Raises ``ValueError`` when ``k`` < 0.
     """
     if k < 0:
         raise ValueError("RRF k must be ≥ 0")
     scores: dict[K, float] = {}
     first_seen: dict[K, tuple[int, int]] = {}
     for list_index, ranking in enumerate(rankings):
+        seen: set[K] = set()
         for rank, item in enumerate(ranking, start=1):
+            if item in seen:  # a repeat would count the id twice and break the bound above
+                continue
+            seen.add(item)
             scores[item] = scores.get(item, 0.0) + 1.0 / (k + rank)
             first_seen.setdefault(item, (rank, list_index))
             if (rank, list_index) < first_seen[item]:

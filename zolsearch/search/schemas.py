@@ -2,52 +2,92 @@
 
 from __future__ import annotations
 
+import re
 from uuid import UUID
 
 from ninja import Schema
-from pydantic import Field, field_validator
+from pydantic import Field, StrictBool, field_validator
 
 from zolsearch.search.contract import Generator, Outcome, RedFlagCategory, RefusalReason
 from zolsearch.search.pipeline import MAX_QUESTION_CHARS
 
 FEEDBACK_COMMENT_MAX_CHARS = 1000
+# Whitespace as Python's ``str.strip()`` sees it (what the pipeline strips), spelled out as
+# \uXXXX escapes: ``\s`` means different sets in Python's re, the Rust regex pydantic-core
+# validates with and ECMA regular expressions (OpenAPI readers'); U+001C, for one, is whitespace
+# only to Python. The escapes read the same in all three.
+_WHITESPACE = "".join(f"\\u{code:04x}" for code in range(0x3001) if chr(code).isspace())
+# A question must hold at least one character that is not whitespace.
+QUESTION_PATTERN = f"[^{_WHITESPACE}]"
+# Two ASCII letters, or nothing (language detected), with any whitespace around.
+LANGUAGE_PATTERN = f"^[{_WHITESPACE}]*([A-Za-z]{{2}})?[{_WHITESPACE}]*$"
+
+
+def text_storable(value: str) -> str:
+    """``value`` with every NUL character replaced by U+FFFD (the replacement character).
+
+    PostgreSQL text cannot hold NUL (psycopg raises ``DataError`` for it, a 500 before this
+    existed: schemathesis sent ``"question": "\x00"``); every other character is kept, so the
+    schema's length limits still count what the client sent.
+    """
+    return value.replace("\x00", "\ufffd")
 
 
 class SearchIn(Schema):
     """``POST /api/v1/search`` body."""
 
     question: str = Field(
-        min_length=1, max_length=MAX_QUESTION_CHARS, description=f"The question, 1–{MAX_QUESTION_CHARS} characters."
+        min_length=1,
+        max_length=MAX_QUESTION_CHARS,
+        pattern=QUESTION_PATTERN,
+        description=f"The question, 1–{MAX_QUESTION_CHARS} characters, not only spaces.",
     )
-    language: str | None = Field(default=None, description="ISO 639-1 code of the question; detected when absent.")
+    language: str | None = Field(
+        default=None,
+        pattern=LANGUAGE_PATTERN,
+        description="ISO 639-1 code of the question (two letters); detected when absent or empty.",
+    )
     conversation_id: str | None = Field(default=None, max_length=64)
     sources: list[str] = Field(default_factory=list, description="Only search these source keys (e.g. 'medquad').")
     document_languages: list[str] = Field(default_factory=list, description="Only search documents in these languages.")
-    think_harder: bool = Field(
+    think_harder: StrictBool = Field(
         default=False, description="Rerank a deeper pool (100 candidates per retriever → 20) for a harder question."
     )
 
     @field_validator("question", mode="before")
     @classmethod
     def question_valid(cls, value: object) -> object:
+        """Reasons a person can act on, checked on the question as sent (the schema's limits),
+        before pydantic's own checks; returns it stripped."""
         if not isinstance(value, str):
             return value  # pydantic reports the type error
-        text = value.strip()
+        if len(value) > MAX_QUESTION_CHARS:
+            raise ValueError(f"question is too long: {len(value)} characters, the maximum is {MAX_QUESTION_CHARS}")
+        text = text_storable(value.strip())
         if not text:
             raise ValueError("question is empty: type a question")
-        if len(text) > MAX_QUESTION_CHARS:
-            raise ValueError(f"question is too long: {len(text)} characters, the maximum is {MAX_QUESTION_CHARS}")
         return text
 
-    @field_validator("language")
+    @field_validator("conversation_id")
     @classmethod
-    def language_valid(cls, value: str | None) -> str | None:
-        if value is None or not value.strip():
-            return None
-        code = value.strip().lower()
-        if not (len(code) == 2 and code.isalpha()):
+    def conversation_id_storable(cls, value: str | None) -> str | None:
+        return None if value is None else text_storable(value)
+
+    @field_validator("sources", "document_languages")
+    @classmethod
+    def keys_storable(cls, value: list[str]) -> list[str]:
+        return [text_storable(item) for item in value]
+
+    @field_validator("language", mode="before")
+    @classmethod
+    def language_valid(cls, value: object) -> object:
+        """The lower-cased code, or None when absent or empty; a clear reason (before pydantic
+        checks the same ``LANGUAGE_PATTERN``) for anything but two ASCII letters."""
+        if not isinstance(value, str):
+            return value  # None, or a type error pydantic reports
+        if not re.match(LANGUAGE_PATTERN, value):
             raise ValueError("language must be a two-letter ISO 639-1 code such as 'nl' or 'en'")
-        return code
+        return value.strip().lower() or None
 
 
 class CitationOut(Schema):
@@ -104,13 +144,18 @@ class FeedbackIn(Schema):
     """``POST /api/v1/feedback`` body."""
 
     trace_id: UUID = Field(description="The trace_id of the answer the feedback is about.")
-    helpful: bool = Field(description="Was this answer helpful?")
+    helpful: StrictBool = Field(description="Was this answer helpful?")
     comment: str = Field(
         default="",
         max_length=FEEDBACK_COMMENT_MAX_CHARS,
         description=f"Optional, up to {FEEDBACK_COMMENT_MAX_CHARS} characters; names, phone numbers, "
         "national register numbers, e-mail and postal addresses and birth dates are removed before storing.",
     )
+
+    @field_validator("comment")
+    @classmethod
+    def comment_storable(cls, value: str) -> str:
+        return text_storable(value)
 
 
 class FeedbackOut(Schema):
