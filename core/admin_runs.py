@@ -11,6 +11,8 @@ from django.contrib.auth import get_permission_codename
 from django.db.models import QuerySet
 from django.http import HttpRequest
 from django.utils.html import format_html
+from django.utils.text import capfirst
+from django.utils.translation import gettext_lazy as _
 
 from core.runs import BackgroundRun
 
@@ -64,10 +66,10 @@ class BackgroundRunAdminMixin(_AdminBase):
         "started_at",
         "finished_at",
     )
-    run_again_description = "Run again"
+    run_again_description = _("Run again")
     run_again_errors: tuple[type[Exception], ...] = ()
 
-    @admin.display(description="progress")
+    @admin.display(description=_("progress"))
     def progress(self, obj: BackgroundRun) -> str:
         return format_html(
             '<progress value="{}" max="{}" title="{} / {}"></progress> {}%',
@@ -92,7 +94,7 @@ class BackgroundRunAdminMixin(_AdminBase):
         """Call the run kind's service: one new queued run per id; returns the new runs."""
         raise NotImplementedError
 
-    @admin.action(description="Run again", permissions=["run_again"])
+    @admin.action(description=_("Run again"), permissions=["run_again"])
     def run_again(self, request: HttpRequest, queryset: QuerySet[Any]) -> None:
         try:
             runs = self.runs_relaunch(request, run_ids=list(queryset.values_list("pk", flat=True)))
@@ -101,8 +103,8 @@ class BackgroundRunAdminMixin(_AdminBase):
             return
         self.message_user(
             request,
-            f"Queued {len(runs)} new {self.opts.verbose_name}(s): {', '.join(str(r.pk) for r in runs)}; "
-            "refresh this page to follow their progress.",
+            _("%(kinds)s queued: %(ids)s; refresh this page to follow their progress.")
+            % {"kinds": capfirst(self.opts.verbose_name_plural), "ids": ", ".join(str(r.pk) for r in runs)},
         )
 
     def get_actions(self, request: HttpRequest) -> dict[str, Any]:
@@ -110,6 +112,6 @@ class BackgroundRunAdminMixin(_AdminBase):
         actions = super().get_actions(request)
         entry = actions.get("run_again")
         if entry is not None:
-            func, name, _ = entry
-            actions["run_again"] = (func, name, self.run_again_description)
+            func, name, _description = entry
+            actions["run_again"] = (func, name, str(self.run_again_description))
         return actions

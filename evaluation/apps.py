@@ -1,11 +1,12 @@
 from django.apps import AppConfig
+from django.utils.translation import gettext_lazy as _
 
 
 class EvaluationConfig(AppConfig):
     """Golden sets, evaluation runs, background judging of served answers."""
 
     name = "evaluation"
-    verbose_name = "Evaluation"
+    verbose_name = _("Evaluation")
 
     def ready(self) -> None:
         # The pipeline announces stored answers; evaluation subscribes (the pipeline never

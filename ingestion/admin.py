@@ -13,6 +13,7 @@ from django.contrib import admin
 from django.db.models import Count, QuerySet
 from django.http import HttpRequest
 from django.utils.html import format_html
+from django.utils.translation import gettext_lazy as _
 
 from core.admin_runs import BackgroundRunAdminMixin, ReadOnlyAdmin
 from ingestion.connectors import CONNECTORS
@@ -43,7 +44,7 @@ class SourceAdmin(admin.ModelAdmin):
     def get_queryset(self, request: HttpRequest) -> QuerySet[Source]:
         return super().get_queryset(request).annotate(document_total=Count("documents"))
 
-    @admin.display(description="documents", ordering="document_total")
+    @admin.display(description=_("documents"), ordering="document_total")
     def document_total(self, obj: Source) -> int:
         return obj.document_total  # type: ignore[attr-defined]
 
@@ -80,17 +81,17 @@ class DocumentAdmin(ReadOnlyAdmin):
     )
     inlines = [ChunkInline]
 
-    @admin.display(description="url")
+    @admin.display(description=_("url"))
     def link(self, obj: Document) -> str:
-        return format_html('<a href="{}" target="_blank" rel="noopener">open</a>', obj.url) if obj.url else "—"
+        return format_html('<a href="{}" target="_blank" rel="noopener">{}</a>', obj.url, _("open")) if obj.url else "—"
 
 
 class IngestionRunForm(forms.ModelForm):
     """Start a run: pick a connector, give a path on the server, optionally limit it."""
 
     connector = forms.ChoiceField(choices=[])
-    limit = forms.IntegerField(required=False, min_value=1, help_text="Stop after this many documents.")
-    subsets = forms.CharField(required=False, help_text="MedQuAD folders, comma-separated (e.g. GARD, CancerGov).")
+    limit = forms.IntegerField(required=False, min_value=1, help_text=_("Stop after this many documents."))
+    subsets = forms.CharField(required=False, help_text=_("MedQuAD folders, comma-separated (e.g. GARD, CancerGov)."))
 
     class Meta:
         model = IngestionRun
@@ -100,12 +101,12 @@ class IngestionRunForm(forms.ModelForm):
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
 
         self.fields["connector"].choices = [(name, name) for name in sorted(CONNECTORS)]  # type: ignore[attr-defined]
-        self.fields["path"].help_text = "A file or folder on the server, e.g. data/medquad-slice."
+        self.fields["path"].help_text = _("A file or folder on the server, e.g. data/medquad-slice.")
 
     def clean_path(self) -> str:
         path = self.cleaned_data["path"].strip()
         if not Path(path).exists():
-            raise forms.ValidationError(f"Nothing found at {path} on the server.")
+            raise forms.ValidationError(_("Nothing found at %(path)s on the server.") % {"path": path})
         return path
 
     def save(self, commit: bool = True) -> IngestionRun:
@@ -172,7 +173,7 @@ class IngestionRunAdmin(BackgroundRunAdminMixin, admin.ModelAdmin):
         return ("connector", "path", "options", *self.readonly_fields) if obj else ()
 
     actions = ["run_again"]
-    run_again_description = "Run again (unchanged documents are skipped)"
+    run_again_description = _("Run again (unchanged documents are skipped)")
 
     def save_model(self, request: HttpRequest, obj: IngestionRun, form: object, change: bool) -> None:
         """A run added in the admin is created and queued by the service (after commit)."""
@@ -183,7 +184,9 @@ class IngestionRunAdmin(BackgroundRunAdminMixin, admin.ModelAdmin):
             subsets=obj.options.get("subsets") or (),
         )
         obj.pk, obj.model_key, obj._state.adding = run.pk, run.model_key, False
-        self.message_user(request, f"Ingestion run {run.pk} queued; refresh this page to follow its progress.")
+        self.message_user(
+            request, _("Ingestion run %(id)s queued; refresh this page to follow its progress.") % {"id": run.pk}
+        )
 
     def runs_relaunch(self, request: HttpRequest, *, run_ids: list[int]) -> list[IngestionRun]:
         return ingestion_run_relaunch(run_ids=run_ids)

@@ -12,6 +12,8 @@ from django.forms.models import BaseInlineFormSet
 from django.http import HttpRequest
 from django.utils import timezone
 from django.utils.html import format_html
+from django.utils.translation import gettext_lazy as _
+from django.utils.translation import ngettext
 
 from core.admin_runs import AuditAdmin, BackgroundRunAdminMixin, ReadOnlyAdmin
 from core.text import text_normalise
@@ -22,6 +24,8 @@ from taxonomy.models import (
     Alias,
     BodySiteDepartment,
     Entity,
+    EntityType,
+    Predicate,
     Relation,
     ReviewState,
     SnomedDescription,
@@ -46,8 +50,15 @@ class RelationFormSet(BaseInlineFormSet):
             if combination not in ALLOWED_RELATIONS:
                 form.add_error(
                     "object",
-                    f"A {subject.type} cannot be {data['predicate']} a {data['object'].type} "
-                    "(for example, a doctor cannot WORK_IN a condition).",
+                    _(
+                        "This relation does not fit these entity types: %(subject_type)s %(predicate)s "
+                        "%(object_type)s (for example, a doctor cannot WORK_IN a condition)."
+                    )
+                    % {
+                        "subject_type": str(EntityType(subject.type).label).lower(),
+                        "predicate": Predicate(data["predicate"]).label,
+                        "object_type": str(EntityType(data["object"].type).label).lower(),
+                    },
                 )
 
 
@@ -58,7 +69,7 @@ class RelationInline(admin.TabularInline):
     fields = ("predicate", "object", "provenance")
     autocomplete_fields = ("object",)
     extra = 0
-    verbose_name = "relation (this entity → …)"
+    verbose_name = _("relation (this entity → …)")
 
 
 class AliasInline(admin.TabularInline):
@@ -76,22 +87,30 @@ class EntityAdmin(admin.ModelAdmin):
     inlines = [RelationInline, AliasInline]
     actions = ["propose_snomed_aliases"]
 
-    @admin.action(description="Propose SNOMED CT synonyms as aliases (pending review)", permissions=["change"])
+    @admin.action(description=_("Propose SNOMED CT synonyms as aliases (pending review)"), permissions=["change"])
     def propose_snomed_aliases(self, request: HttpRequest, queryset: QuerySet[Entity]) -> None:
 
         count = snomed_aliases_propose(entity_ids=list(queryset.values_list("id", flat=True)))
-        self.message_user(request, f"{count} SNOMED CT synonym(s) proposed; review them under Aliases (pending first).")
+        self.message_user(
+            request,
+            ngettext(
+                "%(count)d SNOMED CT synonym proposed; review it under Aliases (pending first).",
+                "%(count)d SNOMED CT synonyms proposed; review them under Aliases (pending first).",
+                count,
+            )
+            % {"count": count},
+        )
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Entity]:
         return super().get_queryset(request).annotate(alias_total=Count("aliases", distinct=True))
 
-    @admin.display(description="aliases", ordering="alias_total")
+    @admin.display(description=_("aliases"), ordering="alias_total")
     def alias_total(self, obj: Entity) -> int:
         return obj.alias_total  # type: ignore[attr-defined]
 
-    @admin.display(description="sample data", boolean=False)
+    @admin.display(description=_("sample data"), boolean=False)
     def sample_badge(self, obj: Entity) -> str:
-        return format_html('<strong style="color:#b45309">{}</strong>', "SAMPLE") if obj.is_sample else ""
+        return format_html('<strong style="color:#b45309">{}</strong>', _("SAMPLE")) if obj.is_sample else ""
 
     def save_formset(self, request: HttpRequest, form: object, formset: object, change: bool) -> None:
         """A relation the database refuses (e.g. a doctor WORKS_IN a condition) becomes a
@@ -101,7 +120,9 @@ class EntityAdmin(admin.ModelAdmin):
                 super().save_formset(request, form, formset, change)
         except IntegrityError as exc:
             self.message_user(
-                request, f"Not saved: this relation or alias is not allowed ({exc.__cause__ or exc}).", messages.ERROR
+                request,
+                _("Not saved: this relation or alias is not allowed (%(error)s).") % {"error": exc.__cause__ or exc},
+                messages.ERROR,
             )
 
 
@@ -136,7 +157,7 @@ class AliasAdmin(admin.ModelAdmin):
             .order_by("pending_first", "-created_at")
         )
 
-    @admin.display(description="conflict", boolean=True, ordering="has_conflict")
+    @admin.display(description=_("conflict"), boolean=True, ordering="has_conflict")
     def conflict(self, obj: Alias) -> bool:
         return bool(obj.has_conflict)  # type: ignore[attr-defined]
 
@@ -150,27 +171,40 @@ class AliasAdmin(admin.ModelAdmin):
                 done += 1
             except IntegrityError:
                 refused.append(f"'{alias.text}' → {alias.entity.name}")
-        self.message_user(request, f"{done} alias(es) marked {state}.")
+        self.message_user(
+            request,
+            ngettext("%(count)d alias marked %(state)s.", "%(count)d aliases marked %(state)s.", done)
+            % {"count": done, "state": ReviewState(state).label.lower()},
+        )
         if refused:
             self.message_user(
                 request,
-                "Not approved because the same text is already approved for another entity "
-                f"(mark them ambiguous first): {', '.join(refused)}",
+                _(
+                    "Not approved because the same text is already approved for another entity "
+                    "(mark them ambiguous first): %(aliases)s"
+                )
+                % {"aliases": ", ".join(refused)},
                 messages.WARNING,
             )
 
-    @admin.action(description="Approve selected aliases", permissions=["change"])
+    @admin.action(description=_("Approve selected aliases"), permissions=["change"])
     def approve(self, request: HttpRequest, queryset: QuerySet[Alias]) -> None:
         self._review(request, queryset, ReviewState.APPROVED)
 
-    @admin.action(description="Reject selected aliases", permissions=["change"])
+    @admin.action(description=_("Reject selected aliases"), permissions=["change"])
     def reject(self, request: HttpRequest, queryset: QuerySet[Alias]) -> None:
         self._review(request, queryset, ReviewState.REJECTED)
 
-    @admin.action(description="Mark selected aliases as ambiguous (may name several entities)", permissions=["change"])
+    @admin.action(
+        description=_("Mark selected aliases as ambiguous (may name several entities)"), permissions=["change"]
+    )
     def mark_ambiguous(self, request: HttpRequest, queryset: QuerySet[Alias]) -> None:
         updated = queryset.update(ambiguous=True)
-        self.message_user(request, f"{updated} alias(es) marked ambiguous.")
+        self.message_user(
+            request,
+            ngettext("%(count)d alias marked ambiguous.", "%(count)d aliases marked ambiguous.", updated)
+            % {"count": updated},
+        )
 
 
 @admin.register(BodySiteDepartment)
@@ -196,9 +230,9 @@ class SnomedDescriptionAdmin(AuditAdmin):
     show_full_result_count = False
     readonly_fields = [f.name for f in SnomedDescription._meta.fields]
 
-    @admin.display(description="type")
+    @admin.display(description=_("type"))
     def type_label(self, obj: SnomedDescription) -> str:
-        return {FSN: "FSN", SYNONYM: "synonym"}.get(obj.type_id, str(obj.type_id))
+        return {FSN: "FSN", SYNONYM: str(_("synonym"))}.get(obj.type_id, str(obj.type_id))
 
     def get_search_results(self, request: HttpRequest, queryset: QuerySet, search_term: str):
         term = search_term.strip()
@@ -225,7 +259,7 @@ class SnomedImportAdmin(BackgroundRunAdminMixin, ReadOnlyAdmin):
     list_filter = ("status",)
     readonly_fields = [f.name for f in SnomedImport._meta.fields]
     actions = ["run_again"]
-    run_again_description = "Import the same release folder again"
+    run_again_description = _("Import the same release folder again")
     run_again_errors = (SnomedImportError,)
 
     def runs_relaunch(self, request: HttpRequest, *, run_ids: list[int]) -> list[SnomedImport]:

@@ -3,22 +3,24 @@
 
 from __future__ import annotations
 
+from django.utils.translation import gettext_lazy as _
+
 from core.admin_runs import ReadOnlyAdmin
 
 HEADLINE = (
-    ("passed", "pass rate (composite)"),
-    ("passed_er", "pass rate (ER-only)"),
-    ("refusal_correct", "refusal accuracy"),
-    ("refused", "explicitly refused (guard, red flag)"),
-    ("fallback", "fallback (gate rejection, no results)"),
-    ("red_flag_correct", "red-flag accuracy"),
-    ("entity_recall", "entity recall"),
+    ("passed", _("pass rate (composite)")),
+    ("passed_er", _("pass rate (ER-only)")),
+    ("refusal_correct", _("refusal accuracy")),
+    ("refused", _("explicitly refused (guard, red flag)")),
+    ("fallback", _("fallback (gate rejection, no results)")),
+    ("red_flag_correct", _("red-flag accuracy")),
+    ("entity_recall", _("entity recall")),
     ("ndcg_at_5", "NDCG@5"),
     ("mrr", "MRR"),
     ("precision_at_5", "P@5"),
     ("recall_at_5", "R@5"),
-    ("faithfulness", "faithfulness"),
-    ("relevancy", "answer relevancy"),
+    ("faithfulness", _("faithfulness")),
+    ("relevancy", _("answer relevancy")),
 )
 
 

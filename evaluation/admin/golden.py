@@ -12,6 +12,8 @@ from django.db.models import Count, QuerySet
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
+from django.utils.translation import gettext_lazy as _
+from django.utils.translation import ngettext
 
 from evaluation.golden.io import GoldenFormatError, golden_jsonl_read, golden_jsonl_write
 from evaluation.models import GoldenQuestion, GoldenSet
@@ -63,8 +65,10 @@ class GoldenQuestionInline(admin.TabularInline):
 class GoldenImportForm(forms.Form):
     """Upload a JSONL file as a golden set (a new version when the latest one is frozen)."""
 
-    name = forms.SlugField(max_length=100, help_text="Set name, e.g. 'medquad-heldout'. Existing name → new version.")
-    file = forms.FileField(help_text="JSONL: one question per line (qid, question, language, category, …).")
+    name = forms.SlugField(
+        max_length=100, help_text=_("Set name, e.g. 'medquad-heldout'. Existing name → new version.")
+    )
+    file = forms.FileField(help_text=_("JSONL: one question per line (qid, question, language, category, …)."))
     description = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 2}))
 
 
@@ -88,11 +92,11 @@ class GoldenSetAdmin(admin.ModelAdmin):
             return ("name", "description", "source", *computed)
         return ("name", *computed)
 
-    @admin.display(description="runs", ordering="run_total")
+    @admin.display(description=_("runs"), ordering="run_total")
     def run_total(self, obj: GoldenSet) -> int:
         return obj.run_total  # type: ignore[attr-defined]
 
-    @admin.display(description="content hash")
+    @admin.display(description=_("content hash"))
     def short_hash(self, obj: GoldenSet) -> str:
         return obj.content_hash[:12]
 
@@ -111,7 +115,7 @@ class GoldenSetAdmin(admin.ModelAdmin):
         """Starting a run needs the right to add evaluation runs (evaluators)."""
         return request.user.has_perm("evaluation.add_evaluationrun")
 
-    @admin.action(description="Start an evaluation run (queued for the worker)", permissions=["start_run"])
+    @admin.action(description=_("Start an evaluation run (queued for the worker)"), permissions=["start_run"])
     def start_run(self, request: HttpRequest, queryset: QuerySet[GoldenSet]) -> None:
         try:
             runs = evaluation_runs_start(
@@ -121,20 +125,30 @@ class GoldenSetAdmin(admin.ModelAdmin):
             self.message_user(request, str(exc), level=messages.ERROR)
             return
         if not runs:
-            self.message_user(request, "No run started: the selected sets have no questions.", level=messages.WARNING)
+            self.message_user(
+                request, _("No run started: the selected sets have no questions."), level=messages.WARNING
+            )
             return
         links = ", ".join(str(r.pk) for r in runs)
-        self.message_user(request, f"Queued evaluation run(s) {links}; the run list shows their progress.")
+        self.message_user(
+            request,
+            ngettext(
+                "Queued evaluation run %(ids)s; the run list shows its progress.",
+                "Queued evaluation runs %(ids)s; the run list shows their progress.",
+                len(runs),
+            )
+            % {"ids": links},
+        )
 
-    @admin.action(description="Make a new editable version", permissions=["add"])
+    @admin.action(description=_("Make a new editable version"), permissions=["add"])
     def new_version(self, request: HttpRequest, queryset: QuerySet[GoldenSet]) -> None:
         made = [golden_set_new_version(golden_set=s) for s in queryset]
-        self.message_user(request, "Editable: " + ", ".join(str(s) for s in made))
+        self.message_user(request, _("Editable: %(sets)s") % {"sets": ", ".join(str(s) for s in made)})
 
-    @admin.action(description="Export as JSONL (one set)", permissions=["view"])
+    @admin.action(description=_("Export as JSONL (one set)"), permissions=["view"])
     def export_jsonl(self, request: HttpRequest, queryset: QuerySet[GoldenSet]) -> HttpResponse | None:
         if queryset.count() != 1:
-            self.message_user(request, "Select exactly one set to export.", level=messages.WARNING)
+            self.message_user(request, _("Select exactly one set to export."), level=messages.WARNING)
             return None
         golden_set = queryset.get()
         response = HttpResponse(content_type="application/x-ndjson; charset=utf-8")
@@ -170,19 +184,32 @@ class GoldenSetAdmin(admin.ModelAdmin):
                     source=f"uploaded {upload.name}",
                 )
             except UnicodeDecodeError:
-                form.add_error("file", "The file is not UTF-8 text.")
+                form.add_error("file", _("The file is not UTF-8 text."))
             except (GoldenFormatError, ValueError, ValidationError) as exc:
                 form.add_error("file", str(exc))
             except IntegrityError:
-                form.add_error("name", "Another import of this set ran at the same moment; import again.")
+                form.add_error("name", _("Another import of this set ran at the same moment; import again."))
             else:
-                self.message_user(request, f"{golden_set}: {action}, {golden_set.question_count} questions.")
+                actions = {"created": _("created"), "replaced": _("replaced"), "unchanged": _("unchanged")}
+                self.message_user(
+                    request,
+                    ngettext(
+                        "%(set)s: %(action)s, %(count)d question.",
+                        "%(set)s: %(action)s, %(count)d questions.",
+                        golden_set.question_count,
+                    )
+                    % {
+                        "set": golden_set,
+                        "action": actions.get(action, action),
+                        "count": golden_set.question_count,
+                    },
+                )
                 return HttpResponseRedirect(reverse("admin:evaluation_goldenset_change", args=[golden_set.pk]))
         context = {
             **self.admin_site.each_context(request),
             "opts": self.model._meta,
             "form": form,
-            "title": "Import a golden set (JSONL)",
+            "title": _("Import a golden set (JSONL)"),
         }
         return TemplateResponse(request, "admin/evaluation/goldenset/import.html", context)
 

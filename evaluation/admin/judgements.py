@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django.contrib import admin
+from django.utils.translation import gettext_lazy as _
 
 from evaluation.admin.common import ReadOnlyAdmin
 from evaluation.models import Judgement
@@ -28,7 +29,7 @@ class JudgementAdmin(ReadOnlyAdmin):
     search_fields = ("answer__question", "answer__answer")
     ordering = ("faithfulness", "-created_at")
 
-    @admin.display(description="question")
+    @admin.display(description=_("question"))
     def short_question(self, obj: Judgement) -> str:
         text = obj.answer.question
         return text if len(text) <= 80 else text[:79] + "…"

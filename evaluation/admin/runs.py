@@ -11,6 +11,7 @@ from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
+from django.utils.translation import gettext_lazy as _
 
 from core.admin_runs import BackgroundRunAdminMixin
 from evaluation.admin.common import HEADLINE, ReadOnlyAdmin, _percent
@@ -43,35 +44,35 @@ class EvaluationRunAdmin(BackgroundRunAdminMixin, ReadOnlyAdmin):
     list_select_related = ("golden_set",)
     search_fields = ("label", "golden_set__name", "config_hash")
     actions = ["compare", "run_again"]
-    run_again_description = "Run again with the same set version and configuration"
+    run_again_description = _("Run again with the same set version and configuration")
     run_again_errors = (RunConfigInvalid,)
 
-    @admin.display(description="pass", ordering="pass_rate")
+    @admin.display(description=_("pass"), ordering="pass_rate")
     def pass_rate_pct(self, obj: EvaluationRun) -> str:
         return _percent(obj.pass_rate)
 
-    @admin.display(description="pass (ER-only)", ordering="pass_rate_er")
+    @admin.display(description=_("pass (ER-only)"), ordering="pass_rate_er")
     def pass_rate_er_pct(self, obj: EvaluationRun) -> str:
         return _percent(obj.pass_rate_er)
 
-    @admin.display(description="entity recall", ordering="entity_recall")
+    @admin.display(description=_("entity recall"), ordering="entity_recall")
     def entity_recall_fmt(self, obj: EvaluationRun) -> str:
         return "—" if obj.entity_recall is None else f"{obj.entity_recall:.3f}"
 
-    @admin.display(description="NDCG@5", ordering="ndcg_at_5")
+    @admin.display(description=_("NDCG@5"), ordering="ndcg_at_5")
     def ndcg_fmt(self, obj: EvaluationRun) -> str:
         return "—" if obj.ndcg_at_5 is None else f"{obj.ndcg_at_5:.3f}"
 
-    @admin.display(description="p95 ms")
+    @admin.display(description=_("p95 ms"))
     def latency_p95(self, obj: EvaluationRun) -> str:
         value = (obj.metrics.get("latency_ms") or {}).get("p95")
         return "—" if value is None else f"{value:.0f}"
 
-    @admin.action(description="Compare the two selected runs", permissions=["view"])
+    @admin.action(description=_("Compare the two selected runs"), permissions=["view"])
     def compare(self, request: HttpRequest, queryset: QuerySet[EvaluationRun]) -> HttpResponse | None:
         ids = sorted(queryset.values_list("id", flat=True))
         if len(ids) != 2:
-            self.message_user(request, "Select exactly two runs to compare.", level=messages.WARNING)
+            self.message_user(request, _("Select exactly two runs to compare."), level=messages.WARNING)
             return None
         return HttpResponseRedirect(reverse("admin:evaluation_evaluationrun_compare", args=ids))
 
@@ -102,7 +103,7 @@ class EvaluationRunAdmin(BackgroundRunAdminMixin, ReadOnlyAdmin):
         context = {
             **self.admin_site.each_context(request),
             "opts": self.model._meta,
-            "title": f"Evaluation run {run.pk}: {run.golden_set}",
+            "title": _("Evaluation run %(id)s: %(set)s") % {"id": run.pk, "set": run.golden_set},
             "run": run,
             "headline": headline,
             "categories": categories,
@@ -121,7 +122,7 @@ class EvaluationRunAdmin(BackgroundRunAdminMixin, ReadOnlyAdmin):
             raise PermissionDenied
         runs = EvaluationRun.objects.select_related("golden_set").in_bulk([left, right])
         if left not in runs or right not in runs:
-            self.message_user(request, "One of the runs no longer exists.", level=messages.ERROR)
+            self.message_user(request, _("One of the runs no longer exists."), level=messages.ERROR)
             return HttpResponseRedirect(reverse("admin:evaluation_evaluationrun_changelist"))
         a, b = runs[left], runs[right]
         pairs = runs_compare(left=a, right=b)
@@ -135,7 +136,7 @@ class EvaluationRunAdmin(BackgroundRunAdminMixin, ReadOnlyAdmin):
         context = {
             **self.admin_site.each_context(request),
             "opts": self.model._meta,
-            "title": f"Compare run {a.pk} and run {b.pk}",
+            "title": _("Compare run %(left)s and run %(right)s") % {"left": a.pk, "right": b.pk},
             "left": a,
             "right": b,
             "rows": rows,
@@ -175,7 +176,7 @@ def _config_diff(a: dict[str, Any], b: dict[str, Any]) -> list[tuple[str, Any, A
 class RunListFilter(admin.SimpleListFilter):
     """The 30 latest runs, their set loaded in the same query (no query per run)."""
 
-    title = "run"
+    title = _("run")
     parameter_name = "run"
 
     def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
@@ -206,11 +207,11 @@ class EvaluationResultAdmin(ReadOnlyAdmin):
     list_select_related = ("question", "run__golden_set")
     search_fields = ("question__qid", "question__question", "answer_text")
 
-    @admin.display(description="qid", ordering="question__qid")
+    @admin.display(description=_("qid"), ordering="question__qid")
     def qid(self, obj: EvaluationResult) -> str:
         return obj.question.qid
 
-    @admin.display(description="question")
+    @admin.display(description=_("question"))
     def short_question(self, obj: EvaluationResult) -> str:
         text = obj.question.question
         return text if len(text) <= 80 else text[:79] + "…"

@@ -15,6 +15,8 @@ from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
+from django.utils.translation import gettext_lazy as _
+from django.utils.translation import ngettext
 from django.views.decorators.http import require_POST
 
 from core.admin_runs import BackgroundRunAdminMixin
@@ -43,33 +45,35 @@ class AblationStudyForm(forms.ModelForm):
     sets = forms.ModelMultipleChoiceField(
         queryset=GoldenSet.objects.order_by("name", "-version"),
         widget=forms.CheckboxSelectMultiple,
-        label="golden sets",
-        help_text="Each configuration is run over every chosen set version.",
+        label=_("golden sets"),
+        help_text=_("Each configuration is run over every chosen set version."),
     )
     flags = forms.ModelMultipleChoiceField(
         queryset=PipelineFlag.objects.filter(model_key="").order_by("name"),
         widget=forms.CheckboxSelectMultiple,
         required=False,
-        label="factors: flags to vary",
-        help_text="A true/false flag is tried at its live value (the base) and the other value.",
+        label=_("factors: flags to vary"),
+        help_text=_("A true/false flag is tried at its live value (the base) and the other value."),
     )
     levels = forms.CharField(
         required=False,
         widget=forms.Textarea(attrs={"rows": 3, "cols": 70}),
-        label="levels of other factors",
-        help_text="One per line, base level first, e.g. 'top_k: 10, 5' or 'reranker: features-lr, ' "
-        "(an empty level is allowed). Flags named here need not be ticked above.",
+        label=_("levels of other factors"),
+        help_text=_(
+            "One per line, base level first, e.g. 'top_k: 10, 5' or 'reranker: features-lr, ' "
+            "(an empty level is allowed). Flags named here need not be ticked above."
+        ),
     )
     overrides = forms.CharField(
         required=False,
         widget=forms.Textarea(attrs={"rows": 2, "cols": 70}),
-        label="base configuration changes",
-        help_text="Optional, one 'flag=value' per line; the base is otherwise the live configuration now.",
+        label=_("base configuration changes"),
+        help_text=_("Optional, one 'flag=value' per line; the base is otherwise the live configuration now."),
     )
     generators = forms.CharField(
         required=False,
-        label="generators (fractional designs)",
-        help_text="e.g. 'E=ABCD'; empty: the standard minimum-aberration generators for k and p.",
+        label=_("generators (fractional designs)"),
+        help_text=_("e.g. 'E=ABCD'; empty: the standard minimum-aberration generators for k and p."),
     )
 
     class Meta:
@@ -122,14 +126,14 @@ class AblationStudyAdmin(BackgroundRunAdminMixin, admin.ModelAdmin):
     actions = ["resume"]
     fieldsets = (
         (None, {"fields": ("name", "sets")}),
-        ("Factors", {"fields": ("flags", "levels", "overrides")}),
-        ("Design", {"fields": ("design", "fraction_p", "generators", "repetitions")}),
+        (_("Factors"), {"fields": ("flags", "levels", "overrides")}),
+        (_("Design"), {"fields": ("design", "fraction_p", "generators", "repetitions")}),
     )
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[AblationStudy]:
         return studies_with_run_counts(super().get_queryset(request).defer("results", "base_config"))
 
-    @admin.display(description="runs done / failed / all")
+    @admin.display(description=_("runs done / failed / all"))
     def runs(self, obj: AblationStudy) -> str:
         return f"{obj.runs_succeeded} / {obj.runs_failed} / {obj.runs_total}"  # type: ignore[attr-defined]
 
@@ -148,7 +152,9 @@ class AblationStudyAdmin(BackgroundRunAdminMixin, admin.ModelAdmin):
         )
         ablation_study_enqueue(study=study)
         obj.pk, obj.created_at = study.pk, study.created_at
-        self.message_user(request, f"Study {study.pk} queued: {study.design_description}.")
+        self.message_user(
+            request, _("Study %(id)s queued: %(design)s.") % {"id": study.pk, "design": study.design_description}
+        )
 
     def save_related(self, request: HttpRequest, form: forms.ModelForm, formsets: Any, change: bool) -> None:
         return None  # the service set the golden sets
@@ -156,14 +162,18 @@ class AblationStudyAdmin(BackgroundRunAdminMixin, admin.ModelAdmin):
     def has_resume_permission(self, request: HttpRequest) -> bool:
         return request.user.has_perm("evaluation.add_ablationstudy")
 
-    @admin.action(description="Resume (keeps finished runs and questions)", permissions=["resume"])
+    @admin.action(description=_("Resume (keeps finished runs and questions)"), permissions=["resume"])
     def resume(self, request: HttpRequest, queryset: QuerySet[AblationStudy]) -> None:
         resumed = []
         for study_id in queryset.exclude(status=AblationStudy.Status.SUCCEEDED).values_list("pk", flat=True):
             study = ablation_study_resume(study_id=study_id)
             ablation_study_enqueue(study=study)
             resumed.append(str(study_id))
-        self.message_user(request, f"Resumed {len(resumed)} study(ies): {', '.join(resumed) or 'none'}.")
+        self.message_user(
+            request,
+            ngettext("Resumed %(count)d study: %(ids)s.", "Resumed %(count)d studies: %(ids)s.", len(resumed))
+            % {"count": len(resumed), "ids": ", ".join(resumed) or _("none")},
+        )
 
     def get_urls(self):
         view = self.admin_site.admin_view
@@ -187,7 +197,7 @@ class AblationStudyAdmin(BackgroundRunAdminMixin, admin.ModelAdmin):
         context = {
             **self.admin_site.each_context(request),
             "opts": self.model._meta,
-            "title": f"Ablation study {study.pk}: {study.name}",
+            "title": _("Ablation study %(id)s: %(name)s") % {"id": study.pk, "name": study.name},
             "study": study,
             "results": results,
             "configurations": configurations,
@@ -226,8 +236,12 @@ class AblationStudyAdmin(BackgroundRunAdminMixin, admin.ModelAdmin):
         except (StudyInvalid, FlagInvalid) as exc:
             self.message_user(request, str(exc), level=messages.ERROR)
         else:
-            text = ", ".join(changed) if changed else "none (the live flags already match)"
-            self.message_user(request, f"Applied study {study.pk}'s recommendations; flags changed: {text}.")
+            text = ", ".join(changed) if changed else _("none (the live flags already match)")
+            self.message_user(
+                request,
+                _("Applied study %(id)s's recommendations; flags changed: %(flags)s.")
+                % {"id": study.pk, "flags": text},
+            )
         return HttpResponseRedirect(reverse("admin:evaluation_ablationstudy_change", args=[study.pk]))
 
 

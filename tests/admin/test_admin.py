@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 from django.urls import reverse
+from django.utils import translation
 
 from ingestion.models import Document, IngestionRun
 from zolsearch.search.models import Answer
@@ -80,9 +81,10 @@ def test_editor_starts_an_ingestion_run_from_the_admin(
 
 
 def test_add_form_rejects_a_missing_path(admin_client) -> None:  # type: ignore[no-untyped-def]
-    response = admin_client.post(
-        reverse("admin:ingestion_ingestionrun_add"), {"connector": "medquad", "path": "/nope/nothing"}
-    )
+    with translation.override("en"):
+        response = admin_client.post(
+            reverse("admin:ingestion_ingestionrun_add"), {"connector": "medquad", "path": "/nope/nothing"}
+        )
     assert response.status_code == 200
     assert "Nothing found at /nope/nothing" in response.content.decode()
     assert not IngestionRun.objects.filter(path="/nope/nothing").exists()

@@ -110,6 +110,7 @@ def test_import_command_reports_the_bad_line(tmp_path: Path) -> None:
 
 
 def test_evaluator_imports_a_set_in_the_admin_and_sees_the_line_error(admin_client) -> None:  # type: ignore[no-untyped-def]
+    admin_client.defaults["HTTP_ACCEPT_LANGUAGE"] = "en"  # the admin in English (default: Belgian Dutch)
     url = reverse("admin:evaluation_goldenset_import")
     assert "Import JSONL" in admin_client.get(reverse("admin:evaluation_goldenset_changelist")).content.decode()
     broken = SimpleUploadedFile("x.jsonl", b'{"qid": "a"}\n')

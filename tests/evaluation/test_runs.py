@@ -145,6 +145,7 @@ def test_two_runs_compared_side_by_side(small_set, admin_client) -> None:  # typ
     (an ablation that refuses every answer) WHEN an evaluator compares them in the admin THEN
     every question the first run passed and must be answered is listed as regressed, the
     must-refuse question does not change, and McNemar's test of the paired verdicts is shown."""
+    admin_client.defaults["HTTP_ACCEPT_LANGUAGE"] = "en"  # the admin in English (default: Belgian Dutch)
     first = evaluation_run_execute(run_id=evaluation_run_create(golden_set=small_set).pk)
     strict = pipeline_config_default().with_overrides(gate_threshold=1.01)
     second = evaluation_run_execute(run_id=evaluation_run_create(golden_set=small_set, config=strict).pk)
@@ -184,6 +185,7 @@ def test_a_judge_outage_fails_the_run_instead_of_scoring_answers(small_set) -> N
 def test_run_pages_render_with_a_bounded_number_of_queries(
     small_set, admin_client, django_assert_max_num_queries
 ) -> None:  # type: ignore[no-untyped-def]
+    admin_client.defaults["HTTP_ACCEPT_LANGUAGE"] = "en"  # the admin in English (default: Belgian Dutch)
     run = evaluation_run_execute(run_id=evaluation_run_create(golden_set=small_set).pk)
     evaluation_run_execute(run_id=evaluation_run_create(golden_set=small_set).pk)
     for name in ("evaluationrun", "evaluationresult", "judgement", "goldenset"):
@@ -209,6 +211,7 @@ def test_evaluator_starts_a_run_from_the_admin(
 
     sent: list[int] = []
     monkeypatch.setattr(tasks.evaluation_run_task, "delay", lambda run_id: sent.append(run_id))
+    admin_client.defaults["HTTP_ACCEPT_LANGUAGE"] = "en"  # the admin in English (default: Belgian Dutch)
     with django_capture_on_commit_callbacks(execute=True):
         response = admin_client.post(
             reverse("admin:evaluation_goldenset_changelist"),
@@ -218,7 +221,7 @@ def test_evaluator_starts_a_run_from_the_admin(
     run = EvaluationRun.objects.get(golden_set=small_set)
     assert run.status == EvaluationRun.Status.PENDING and run.created_by == "admin"
     assert sent == [run.pk]
-    assert f"Queued evaluation run(s) {run.pk}" in response.content.decode()
+    assert f"Queued evaluation run {run.pk}; the run list shows its progress." in response.content.decode()
 
 
 def test_graph_facts_count_as_the_first_retrieved_sources(settings) -> None:  # type: ignore[no-untyped-def]

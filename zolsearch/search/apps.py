@@ -1,5 +1,6 @@
 from django.apps import AppConfig
 from django.db.models.signals import post_migrate
+from django.utils.translation import gettext_lazy as _
 
 
 class SearchConfig(AppConfig):
@@ -7,7 +8,7 @@ class SearchConfig(AppConfig):
 
     name = "zolsearch.search"
     label = "search"
-    verbose_name = "Search"
+    verbose_name = _("Search")
 
     def ready(self) -> None:
         from core.broker import broker_folders_ensure

@@ -9,6 +9,7 @@ metrics. :class:`AnswerTrace` is what the pipeline stores in ``Answer.trace``; r
 from __future__ import annotations
 
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 from pydantic import BaseModel, ConfigDict, Field
 
 
@@ -16,11 +17,11 @@ class Outcome(models.TextChoices):
     """How a request ended. Only ``refused`` and ``red_flag`` are explicit refusals; a gate
     rejection or no result is a fallback (an honest "I don't know, here is who can help")."""
 
-    ANSWERED = "answered", "Answered"
-    GATE_REJECTED = "gate_rejected", "Fallback: rejected by the quality gate"
-    NO_RESULTS = "no_results", "Fallback: no results"
-    REFUSED = "refused", "Refused (guard)"
-    RED_FLAG = "red_flag", "Red flag: routed to an emergency or help line"
+    ANSWERED = "answered", _("Answered")
+    GATE_REJECTED = "gate_rejected", _("Fallback: rejected by the quality gate")
+    NO_RESULTS = "no_results", _("Fallback: no results")
+    REFUSED = "refused", _("Refused (guard)")
+    RED_FLAG = "red_flag", _("Red flag: routed to an emergency or help line")
 
 
 EXPLICIT_REFUSALS = frozenset({Outcome.REFUSED, Outcome.RED_FLAG})
@@ -30,45 +31,45 @@ FALLBACKS = frozenset({Outcome.GATE_REJECTED, Outcome.NO_RESULTS})
 class Intent(models.TextChoices):
     """What the question wants (design step 2)."""
 
-    DOCTOR_LOOKUP = "doctor_lookup", "Doctor lookup"
-    DEPARTMENT_SEARCH = "department_search", "Department search"
-    CONDITION_OR_SYMPTOM = "condition_or_symptom", "Condition or symptom"
-    TREATMENT = "treatment", "Treatment"
-    PRACTICAL_INFO = "practical_info", "Practical information"
-    COMPLAINT = "complaint", "Complaint"
-    GENERAL = "general", "General"
-    MEDICAL_ADVICE_REQUEST = "medical_advice_request", "Individual medical advice request"
+    DOCTOR_LOOKUP = "doctor_lookup", _("Doctor lookup")
+    DEPARTMENT_SEARCH = "department_search", _("Department search")
+    CONDITION_OR_SYMPTOM = "condition_or_symptom", _("Condition or symptom")
+    TREATMENT = "treatment", _("Treatment")
+    PRACTICAL_INFO = "practical_info", _("Practical information")
+    COMPLAINT = "complaint", _("Complaint")
+    GENERAL = "general", _("General")
+    MEDICAL_ADVICE_REQUEST = "medical_advice_request", _("Individual medical advice request")
 
 
 class Generator(models.TextChoices):
     """Who wrote the answer text."""
 
-    EXTRACTIVE = "extractive", "Extractive (copied sentences)"
-    LLM = "llm", "LLM"
-    TAXONOMY = "taxonomy", "Hospital graph (taxonomy)"
-    FALLBACK = "fallback", "Fallback message"
-    REFUSAL = "refusal", "Refusal message"
-    RED_FLAG = "red_flag", "Red-flag routing message"
+    EXTRACTIVE = "extractive", _("Extractive (copied sentences)")
+    LLM = "llm", _("LLM")
+    TAXONOMY = "taxonomy", _("Hospital graph (taxonomy)")
+    FALLBACK = "fallback", _("Fallback message")
+    REFUSAL = "refusal", _("Refusal message")
+    RED_FLAG = "red_flag", _("Red-flag routing message")
 
 
 class RefusalReason(models.TextChoices):
     """Why a request was refused explicitly (``Outcome.REFUSED``)."""
 
-    MEDICAL_ADVICE = "medical_advice", "Individual medical advice"
-    HARMFUL = "harmful", "Harmful medical request"
-    OUT_OF_SCOPE = "out_of_scope", "Outside the search's purpose"
-    PROMPT_INJECTION = "prompt_injection", "Prompt injection"
-    UNSAFE_OUTPUT = "unsafe_output", "Draft addressed the asker with a dose or diagnosis"
-    GUARD_UNAVAILABLE = "guard_unavailable", "Safety model unavailable (fail-closed)"
+    MEDICAL_ADVICE = "medical_advice", _("Individual medical advice")
+    HARMFUL = "harmful", _("Harmful medical request")
+    OUT_OF_SCOPE = "out_of_scope", _("Outside the search's purpose")
+    PROMPT_INJECTION = "prompt_injection", _("Prompt injection")
+    UNSAFE_OUTPUT = "unsafe_output", _("Draft addressed the asker with a dose or diagnosis")
+    GUARD_UNAVAILABLE = "guard_unavailable", _("Safety model unavailable (fail-closed)")
 
 
 class RedFlagCategory(models.TextChoices):
     """Red-flag routes and their Belgian numbers (:data:`RED_FLAG_NUMBERS`)."""
 
-    EMERGENCY = "emergency", "Emergency (112)"
-    URGENT = "urgent", "Urgent, out of hours (1733)"
-    POISON = "poison", "Poisoning (Antigifcentrum 070 245 245)"
-    SUICIDE = "suicide", "Suicidal thoughts or self-harm (1813)"
+    EMERGENCY = "emergency", _("Emergency (112)")
+    URGENT = "urgent", _("Urgent, out of hours (1733)")
+    POISON = "poison", _("Poisoning (Antigifcentrum 070 245 245)")
+    SUICIDE = "suicide", _("Suicidal thoughts or self-harm (1813)")
 
 
 # Belgian numbers (facts, not style): 112 emergency; 1733 huisarts van wacht / wachtpost;

@@ -5,6 +5,7 @@ from __future__ import annotations
 import uuid
 
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 from pgvector.django import VectorField
 
 from zolsearch.search.contract import Generator, Outcome, RedFlagCategory, RefusalReason
@@ -26,34 +27,43 @@ class Answer(models.Model):
     Outcome = Outcome
 
     class Channel(models.TextChoices):
-        API = "api", "Search API"
-        BATCH = "batch", "Batch run (search_batch)"
-        EVALUATION = "evaluation", "Evaluation run"
+        API = "api", _("Search API")
+        BATCH = "batch", _("Batch run (search_batch)")
+        EVALUATION = "evaluation", _("Evaluation run")
 
-    trace_id = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
-    channel = models.CharField(max_length=16, choices=Channel.choices, default=Channel.API, db_index=True)
-    conversation_id = models.CharField(max_length=64, blank=True)
-    question = models.TextField()
-    language = models.CharField(max_length=8)
-    answer = models.TextField()
-    generator = models.CharField(max_length=64, choices=Generator.choices)
-    generator_model = models.CharField(max_length=128, blank=True)  # model and version, e.g. zolsearch-extractive/1
-    outcome = models.CharField(max_length=16, choices=Outcome.choices)
-    refusal_reason = models.CharField(max_length=32, choices=RefusalReason.choices, blank=True)
-    red_flag_category = models.CharField(max_length=16, choices=RedFlagCategory.choices, blank=True)
-    citations = models.JSONField(default=list, blank=True)
-    chunk_scores = models.JSONField(default=list, blank=True)
-    gate = models.JSONField(default=dict, blank=True)
-    gate_passed = models.BooleanField(db_index=True)
-    gate_score = models.FloatField(null=True, blank=True)  # None: the gate did not run
-    timings_ms = models.JSONField(default=dict, blank=True)
-    trace = models.JSONField(default=dict, blank=True)
-    embedding_model = models.CharField(max_length=128)
-    config = models.JSONField(default=dict, blank=True)
-    config_hash = models.CharField(max_length=64, db_index=True)
-    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+    trace_id = models.UUIDField(default=uuid.uuid4, unique=True, editable=False, verbose_name=_("trace id"))
+    channel = models.CharField(
+        max_length=16, choices=Channel.choices, default=Channel.API, db_index=True, verbose_name=_("channel")
+    )
+    conversation_id = models.CharField(max_length=64, blank=True, verbose_name=_("conversation id"))
+    question = models.TextField(verbose_name=_("question"))
+    language = models.CharField(max_length=8, verbose_name=_("language"))
+    answer = models.TextField(verbose_name=_("answer"))
+    generator = models.CharField(max_length=64, choices=Generator.choices, verbose_name=_("generator"))
+    # Model and version, e.g. zolsearch-extractive/1.
+    generator_model = models.CharField(max_length=128, blank=True, verbose_name=_("generator model"))
+    outcome = models.CharField(max_length=16, choices=Outcome.choices, verbose_name=_("outcome"))
+    refusal_reason = models.CharField(
+        max_length=32, choices=RefusalReason.choices, blank=True, verbose_name=_("refusal reason")
+    )
+    red_flag_category = models.CharField(
+        max_length=16, choices=RedFlagCategory.choices, blank=True, verbose_name=_("red flag category")
+    )
+    citations = models.JSONField(default=list, blank=True, verbose_name=_("citations"))
+    chunk_scores = models.JSONField(default=list, blank=True, verbose_name=_("chunk scores"))
+    gate = models.JSONField(default=dict, blank=True, verbose_name=_("gate scores"))
+    gate_passed = models.BooleanField(db_index=True, verbose_name=_("gate passed"))
+    gate_score = models.FloatField(null=True, blank=True, verbose_name=_("gate score"))  # None: the gate did not run
+    timings_ms = models.JSONField(default=dict, blank=True, verbose_name=_("timings (ms)"))
+    trace = models.JSONField(default=dict, blank=True, verbose_name=_("trace"))
+    embedding_model = models.CharField(max_length=128, verbose_name=_("embedding model"))
+    config = models.JSONField(default=dict, blank=True, verbose_name=_("configuration"))
+    config_hash = models.CharField(max_length=64, db_index=True, verbose_name=_("configuration hash"))
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True, verbose_name=_("created at"))
 
     class Meta:
+        verbose_name = _("answer")
+        verbose_name_plural = _("answers")
         ordering = ["-created_at"]
 
     def __str__(self) -> str:
@@ -71,17 +81,19 @@ class SemanticCacheEntry(models.Model):
     only; evaluation runs and studies never read it.
     """
 
-    model_key = models.CharField(max_length=128)
-    config_hash = models.CharField(max_length=64)
-    index_version = models.CharField(max_length=32)
-    language = models.CharField(max_length=8)
-    question = models.TextField()
-    vector = VectorField()
-    payload = models.JSONField()
-    hits = models.PositiveIntegerField(default=0)
-    created_at = models.DateTimeField(auto_now_add=True)
+    model_key = models.CharField(max_length=128, verbose_name=_("model key"))
+    config_hash = models.CharField(max_length=64, verbose_name=_("configuration hash"))
+    index_version = models.CharField(max_length=32, verbose_name=_("index version"))
+    language = models.CharField(max_length=8, verbose_name=_("language"))
+    question = models.TextField(verbose_name=_("question"))
+    vector = VectorField(verbose_name=_("vector"))
+    payload = models.JSONField(verbose_name=_("payload"))
+    hits = models.PositiveIntegerField(default=0, verbose_name=_("hits"))
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
 
     class Meta:
+        verbose_name = _("semantic cache entry")
+        verbose_name_plural = _("semantic cache entries")
         indexes = [models.Index(fields=["model_key", "config_hash", "index_version", "language"])]
 
     def __str__(self) -> str:
@@ -101,13 +113,17 @@ class PipelineFlag(models.Model):
     never read these rows.
     """
 
-    name = models.CharField(max_length=64)
-    model_key = models.CharField(max_length=128, blank=True, help_text="Blank: every embedding model.")
-    value = models.JSONField(null=True, blank=True, help_text="Empty: the default.")
-    updated_at = models.DateTimeField(auto_now=True)
-    updated_by = models.CharField(max_length=150, blank=True)
+    name = models.CharField(max_length=64, verbose_name=_("name"))
+    model_key = models.CharField(
+        max_length=128, blank=True, help_text=_("Blank: every embedding model."), verbose_name=_("model key")
+    )
+    value = models.JSONField(null=True, blank=True, help_text=_("Empty: the default."), verbose_name=_("value"))
+    updated_at = models.DateTimeField(auto_now=True, verbose_name=_("updated at"))
+    updated_by = models.CharField(max_length=150, blank=True, verbose_name=_("updated by"))
 
     class Meta:
+        verbose_name = _("pipeline flag")
+        verbose_name_plural = _("pipeline flags")
         ordering = ["name", "model_key"]
         constraints = [models.UniqueConstraint(fields=["name", "model_key"], name="pipelineflag_name_model_uniq")]
 
@@ -119,14 +135,16 @@ class PipelineFlagChange(models.Model):
     """The audit trail of :class:`PipelineFlag`: who changed what, when, from what to what, and
     why. Never edited or deleted through the admin."""
 
-    flag = models.ForeignKey(PipelineFlag, on_delete=models.PROTECT, related_name="changes")
-    old_value = models.JSONField(null=True, blank=True)
-    new_value = models.JSONField(null=True, blank=True)
-    changed_by = models.CharField(max_length=150)
-    changed_at = models.DateTimeField(auto_now_add=True, db_index=True)
-    reason = models.TextField()
+    flag = models.ForeignKey(PipelineFlag, on_delete=models.PROTECT, related_name="changes", verbose_name=_("flag"))
+    old_value = models.JSONField(null=True, blank=True, verbose_name=_("old value"))
+    new_value = models.JSONField(null=True, blank=True, verbose_name=_("new value"))
+    changed_by = models.CharField(max_length=150, verbose_name=_("changed by"))
+    changed_at = models.DateTimeField(auto_now_add=True, db_index=True, verbose_name=_("changed at"))
+    reason = models.TextField(verbose_name=_("reason"))
 
     class Meta:
+        verbose_name = _("pipeline flag change")
+        verbose_name_plural = _("pipeline flag changes")
         ordering = ["-changed_at", "-id"]
         constraints = [models.CheckConstraint(condition=~models.Q(reason=""), name="pipelineflagchange_reason")]
 
@@ -145,17 +163,18 @@ class Feedback(models.Model):
     answer and client; a second post updates it.
     """
 
-    answer = models.ForeignKey(Answer, on_delete=models.CASCADE, related_name="feedback")
-    helpful = models.BooleanField()
-    comment = models.TextField(blank=True)
-    identifiers = models.JSONField(default=list, blank=True)
-    client = models.CharField(max_length=64, db_index=True)
-    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
-    updated_at = models.DateTimeField(auto_now=True)
+    answer = models.ForeignKey(Answer, on_delete=models.CASCADE, related_name="feedback", verbose_name=_("answer"))
+    helpful = models.BooleanField(verbose_name=_("helpful"))
+    comment = models.TextField(blank=True, verbose_name=_("comment"))
+    identifiers = models.JSONField(default=list, blank=True, verbose_name=_("identifiers"))
+    client = models.CharField(max_length=64, db_index=True, verbose_name=_("client"))
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True, verbose_name=_("created at"))
+    updated_at = models.DateTimeField(auto_now=True, verbose_name=_("updated at"))
 
     class Meta:
+        verbose_name = _("feedback")
+        verbose_name_plural = _("feedback")
         ordering = ["-created_at"]
-        verbose_name_plural = "feedback"
         constraints = [models.UniqueConstraint(fields=["answer", "client"], name="feedback_answer_client_uniq")]
 
     def __str__(self) -> str:

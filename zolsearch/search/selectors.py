@@ -129,13 +129,21 @@ def _filter_sql(languages: Sequence[str], sources: Sequence[str]) -> tuple[str, 
 
 
 def chunks_lexical_search(
-    *, query: str, language: str, limit: int, languages: Sequence[str] = (), sources: Sequence[str] = ()
+    *,
+    query: str,
+    language: str,
+    limit: int,
+    languages: Sequence[str] = (),
+    sources: Sequence[str] = (),
+    parallel: bool = False,
 ) -> tuple[str, list[tuple[int, float]]]:
     """BM25 (or full-text) search of ``query`` stemmed for ``language`` (``nl`` → Dutch, else English).
 
     Terms are OR-ed (any term may match; BM25 ranks by how many and how rare). Returns
     ``(backend, [(chunk_id, score), …])`` best first; scores are BM25 (ParadeDB) or ts_rank_cd
-    (PostgreSQL), non-negative and comparable only within one call.
+    (PostgreSQL), non-negative and comparable only within one call. ``parallel``: let PostgreSQL
+    plan the BM25 scan with parallel workers as the server's settings allow (only
+    ``benchmarks/load.py`` sets it, to measure what the default of one process saves).
     """
     words = _WORD.findall(query.lower())
     if not words:
@@ -152,6 +160,21 @@ def chunks_lexical_search(
             "ORDER BY score DESC LIMIT %s"
         )
         params: list[Any] = [" ".join(words), *filter_params, limit]
+        outer = connection.in_atomic_block
+        with transaction.atomic(savepoint=False), connection.cursor() as cursor:
+            # Once the index has more than one segment (any second ingestion run), PostgreSQL
+            # plans pg_search's scan in parallel; starting the workers costs far more than the
+            # TopN scan itself: full MedQuAD after 4 runs, 100 held-out questions, p50 / p95
+            # 46 / 72 ms parallel against 10 / 21 ms in one process, and 2.6 ms of execution
+            # (EXPLAIN ANALYZE; docs/BENCHMARKS.md "BM25 after ingestion runs").
+            if not parallel:
+                cursor.execute("SET LOCAL max_parallel_workers_per_gather = 0")
+            cursor.execute(sql, params)
+            rows = [(row[0], float(row[1])) for row in cursor.fetchall()]
+            if outer and not parallel:
+                # SET LOCAL lasts until the caller's transaction ends: restore it for the
+                # caller's later queries (after an error that transaction is rolled back anyway).
+                cursor.execute("SET LOCAL max_parallel_workers_per_gather TO DEFAULT")
     else:
         config = "dutch" if language == "nl" else "english"
         sql = (
@@ -160,10 +183,9 @@ def chunks_lexical_search(
             f"WHERE to_tsvector('{config}', c.embedded_text) @@ q{filter_sql} "
             "ORDER BY score DESC, c.id LIMIT %s"
         )
-        params = [" | ".join(words), *filter_params, limit]
-    with connection.cursor() as cursor:
-        cursor.execute(sql, params)
-        rows = [(row[0], float(row[1])) for row in cursor.fetchall()]
+        with connection.cursor() as cursor:
+            cursor.execute(sql, [" | ".join(words), *filter_params, limit])
+            rows = [(row[0], float(row[1])) for row in cursor.fetchall()]
     rows.sort(key=lambda row: (-row[1], row[0]))  # deterministic order for equal scores
     return backend, rows
 
