@@ -25,6 +25,9 @@ for module, args, env in (
     ("benchmarks.retrieval_quality", ["--set", "data/golden/medquad-heldout.jsonl", "--quiet"], BENCH_DB),
     ("benchmarks.retrieval_quality", ["--set", "data/golden/medquad-heldout-noisy.jsonl", "--quiet"], BENCH_DB),
     ("benchmarks.ablation", [], {}),
+    # HTTP under load against `manage.py serve`, its floor, BM25 after each ingestion run, a
+    # 5-minute soak (about 15 minutes; BENCH_LOAD_CORPUS=full adds the whole MedQuAD, ~25 min more).
+    ("benchmarks.load", ["--fresh", "--soak", "300", "--corpus", os.environ.get("BENCH_LOAD_CORPUS", "default")], {}),
 ):
     print(f"== {module} {' '.join(args)}", flush=True)
     subprocess.run([sys.executable, "-m", module, *args], check=True, env={**os.environ, **env})
