@@ -131,13 +131,15 @@ def search_answer(
     if state.cache_hit is not None:
         SemanticCacheEntry.objects.filter(pk=state.cache_hit).update(hits=F("hits") + 1)
     elif config.semantic_cache_enabled and channel == Answer.Channel.API:
-        cache_entry_store(state=state)
+        cache_entry_store(state=state, question=answer.question)
     return state, answer
 
 
-def cache_entry_store(*, state: SearchState) -> SemanticCacheEntry | None:
+def cache_entry_store(*, state: SearchState, question: str) -> SemanticCacheEntry | None:
     """Keep an answered, gate-passed draft of ``state`` in the semantic cache (None when the
-    state is not cacheable: another outcome, no draft or vector, or the gate did not pass)."""
+    state is not cacheable: another outcome, no draft or vector, or the gate did not pass).
+    ``question``: the question as stored, without personal identifiers (``Answer.question``:
+    :func:`answer_record` stripped it already)."""
     if (
         state.outcome != Outcome.ANSWERED
         or state.draft is None
@@ -163,7 +165,7 @@ def cache_entry_store(*, state: SearchState) -> SemanticCacheEntry | None:
         config_hash=state.config.hash,
         index_version=state.cache_index_version,
         language=state.language,
-        question=question_deidentify(state.request.question, language=state.language).text,
+        question=question,
         vector=state.cache_vector.tolist(),
         payload=payload,
     )

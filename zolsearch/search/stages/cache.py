@@ -19,6 +19,13 @@ from zolsearch.search.generation import Citation, Draft
 from zolsearch.search.stages.base import SearchState, Stage
 
 
+def cache_key_text(question: str) -> str:
+    """The text whose vector keys the cache: ``question`` normalised (case, accents and
+    punctuation folded): the sentence encoder moves "…syndrome?" and "…syndrome" apart by 0.06
+    cosine, as far as a question of another type about the same disease."""
+    return text_normalise(question)
+
+
 class SemanticCacheStage(Stage):
     """Look the question up in the semantic cache (nearest question vector under the same
     configuration hash, index version and language, cosine ≥ ``semantic_cache_min_cosine``)."""
@@ -31,10 +38,8 @@ class SemanticCacheStage(Stage):
         return state.config.semantic_cache_enabled and state.query_vector is not None
 
     def run(self, state: SearchState) -> None:
-        # The key is the vector of the normalised question (case, accents and punctuation
-        # folded): the sentence encoder moves "…syndrome?" and "…syndrome" apart by 0.06 cosine,
-        # as far as a question of another type about the same disease.
-        state.cache_vector = state.provider.embed_query(text_normalise(state.question))
+        if state.cache_vector is None:  # the query-embedding stage computes it beside the question's
+            state.cache_vector = state.provider.embed_query(cache_key_text(state.question))
         state.cache_index_version = index_version()
         entry = selectors.cache_entry_nearest(
             vector=state.cache_vector,

@@ -18,12 +18,15 @@ def draft_gate_vectors(state: SearchState) -> tuple[np.ndarray, np.ndarray]:
     chunk's stored vector (computed at ingestion). Gate calibration uses it too, so it scores
     what the gate scores."""
     assert state.draft is not None
-    answer_vector = state.provider.embed_passages([answer_plain(state.documents_text or state.draft.text)])[0]
     cited = state.draft.cited_chunk_ids
     filtered = [i for i in cited if i in state.filtered]
+    # One encoder call for the answer and the filtered passages.
+    embedded = state.provider.embed_passages(
+        [answer_plain(state.documents_text or state.draft.text), *(state.filtered[i] for i in filtered)]
+    )
+    answer_vector, fresh = embedded[0], embedded[1:]
     stored = selectors.chunk_vectors(ids=[i for i in cited if i not in state.filtered], model_key=state.provider.key)
-    if filtered:
-        fresh = state.provider.embed_passages([state.filtered[i] for i in filtered])
+    if len(fresh):
         stored = np.vstack([fresh, stored]) if len(stored) else fresh
     return answer_vector, (stored.mean(axis=0) if len(stored) else answer_vector * 0)
 

@@ -8,20 +8,29 @@ from zolsearch.search import selectors
 from zolsearch.search.contract import Outcome
 from zolsearch.search.fusion import fused_boost, rrf_fuse
 from zolsearch.search.stages.base import SearchState, Stage, StopPipeline
+from zolsearch.search.stages.cache import cache_key_text
 
 
 class EmbedQueryStage(Stage):
-    """The question's vector (the active embedding model; float32, unit length)."""
+    """The question's vector (the active embedding model; float32, unit length). With the
+    semantic cache on, the cache key's vector too (the normalised question,
+    :class:`~zolsearch.search.stages.cache.SemanticCacheStage`), in the same encoder call."""
 
     name = "embed_query"
     reads = frozenset({"question", "config", "provider"})
-    adds = frozenset({"query_vector"})
+    adds = frozenset({"query_vector", "cache_vector"})
 
     def applies(self, state: SearchState) -> bool:
         return state.config.dense_enabled or state.config.gate_enabled
 
     def run(self, state: SearchState) -> None:
-        state.query_vector = state.provider.embed_query(state.question)
+        if not state.config.semantic_cache_enabled:
+            state.query_vector = state.provider.embed_query(state.question)
+            return
+        key = cache_key_text(state.question)
+        texts = [state.question] if key == state.question else [state.question, key]
+        vectors = state.provider.embed_queries(texts)
+        state.query_vector, state.cache_vector = vectors[0], vectors[-1]
 
 
 def retrieval_depth(state: SearchState, *, deeper: bool = False) -> tuple[int, int, int, int]:
