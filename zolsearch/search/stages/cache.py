@@ -31,7 +31,7 @@ class SemanticCacheStage(Stage):
     configuration hash, index version and language, cosine ≥ ``semantic_cache_min_cosine``)."""
 
     name = "semantic_cache"
-    reads = frozenset({"question", "language", "config", "provider", "query_vector"})
+    reads = frozenset({"question", "language", "config", "provider", "query_vector", "cache_vector"})
     adds = frozenset({"draft", "documents_text", "gate", "cache_hit", "cache_vector", "cache_index_version"})
 
     def applies(self, state: SearchState) -> bool:
