@@ -7,7 +7,8 @@ the chunk text (Contextual Retrieval, Anthropic, "Introducing Contextual Retriev
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import hashlib
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from core.text import sentences_split
@@ -24,6 +25,21 @@ class ChunkDraft:
     questions: tuple[str, ...]
     embedded_text: str
     token_count: int
+
+
+def chunk_source_text_compose(*, summary: str, position: int, text: str) -> str:
+    """The text a chunk contributes as a source (quoted in answers, split into sentences by
+    FILCO): its ``text``, after the document's ``summary`` when it is the document's first chunk
+    (``position`` 0). Page summaries are shown this way, never embedded."""
+    summary = summary.strip()
+    return f"{summary}\n{text}" if summary and position == 0 else text
+
+
+def sentences_digest(sentences: Sequence[str]) -> str:
+    """SHA-256 hex digest (64 characters) of ``sentences`` joined by newlines: what stored
+    sentence vectors were computed from, compared at query time so vectors of another split
+    (a changed splitter or chunk text) are never used."""
+    return hashlib.sha256("\n".join(sentences).encode("utf-8")).hexdigest()
 
 
 def embedded_text_compose(*, context: str, questions: tuple[str, ...], heading: str, text: str) -> str:

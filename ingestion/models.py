@@ -134,6 +134,38 @@ class ChunkEmbedding(models.Model):
         return f"{self.model_key} vector of chunk {self.chunk_id}"
 
 
+class ChunkSentenceVectors(models.Model):
+    """The sentence vectors of one chunk under one embedding model, computed at ingestion so
+    that FILCO (``zolsearch.search.stages.rerank.FilcoStage``) scores a chunk's sentences without
+    running the encoder per request (issue 13 item 2: it was 16 ms of CPU per question).
+
+    ``vectors``: ``count × dimensions`` float16, little-endian, row-major (the L2-normalised
+    float32 vectors of the model, rounded: cosines move by < 1e-3); row i is sentence i of
+    ``core.text.sentences_split`` over the chunk's source text
+    (``ingestion.chunking.chunk_source_text_compose``). ``digest`` is
+    ``ingestion.chunking.sentences_digest`` of those sentences; a reader whose split differs
+    embeds the sentences itself instead.
+    """
+
+    chunk = models.ForeignKey(Chunk, on_delete=models.CASCADE, related_name="sentence_vectors", verbose_name=_("chunk"))
+    model_key = models.CharField(max_length=128, verbose_name=_("model key"))
+    digest = models.CharField(max_length=64, verbose_name=_("digest of the sentences"))
+    count = models.PositiveIntegerField(verbose_name=_("sentences"))
+    dimensions = models.PositiveIntegerField(verbose_name=_("dimensions"))
+    vectors = models.BinaryField(verbose_name=_("vectors (float16)"))
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
+
+    class Meta:
+        verbose_name = _("chunk sentence vectors")
+        verbose_name_plural = _("chunk sentence vectors")
+        constraints = [
+            models.UniqueConstraint(fields=["chunk", "model_key"], name="chunk_sentence_vectors_model_uniq"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.model_key} sentence vectors of chunk {self.chunk_id}"
+
+
 class IngestionRun(BackgroundRun):
     """One execution of a connector over a path, with its progress and outcome (``total`` /
     ``done``: records found by the connector / processed so far)."""

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+import numpy as np
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import connection, transaction
@@ -21,10 +22,11 @@ from django.utils import timezone
 
 from core.providers.embeddings import EmbeddingProvider, embedding_provider_get
 from core.runs import run_abandon, run_claim
-from ingestion.chunking import ChunkDraft, chunks_build
+from core.text import sentences_split
+from ingestion.chunking import ChunkDraft, chunk_source_text_compose, chunks_build, sentences_digest
 from ingestion.connectors import connector_get
 from ingestion.connectors.base import BadRecord, Connector, DocumentRecord, SkippedRecord
-from ingestion.models import Chunk, ChunkEmbedding, Document, IngestionRun, Source
+from ingestion.models import Chunk, ChunkEmbedding, ChunkSentenceVectors, Document, IngestionRun, Source
 
 logger = logging.getLogger(__name__)
 
@@ -142,7 +144,40 @@ def _embed(provider: EmbeddingProvider, texts: list[str]) -> list[Any]:
     return vectors
 
 
-def _chunks_store(*, document: Document, drafts: list[ChunkDraft], vectors: list, provider: EmbeddingProvider) -> None:
+def chunk_sentences(*, summary: str, position: int, text: str) -> list[str]:
+    """The sentences FILCO scores for one chunk: :func:`core.text.sentences_split` of its source
+    text (:func:`ingestion.chunking.chunk_source_text_compose`)."""
+    return sentences_split(chunk_source_text_compose(summary=summary, position=position, text=text))
+
+
+def sentence_vectors_pack(vectors: Any) -> bytes:
+    """``(n, d)`` float vectors → the float16 little-endian bytes of
+    :attr:`ChunkSentenceVectors.vectors`."""
+    return np.asarray(vectors, dtype="<f2").tobytes()
+
+
+def sentence_vectors_row(*, chunk: Chunk, sentences: list[str], vectors: Any, model_key: str) -> ChunkSentenceVectors:
+    """An unsaved :class:`ChunkSentenceVectors` of ``chunk``: ``vectors`` ``(len(sentences), d)``."""
+    matrix = np.asarray(vectors, dtype=np.float32).reshape(len(sentences), -1)
+    return ChunkSentenceVectors(
+        chunk=chunk,
+        model_key=model_key,
+        digest=sentences_digest(sentences),
+        count=len(sentences),
+        dimensions=int(matrix.shape[1]) if len(sentences) else 0,
+        vectors=sentence_vectors_pack(matrix),
+    )
+
+
+def _chunks_store(
+    *,
+    document: Document,
+    drafts: list[ChunkDraft],
+    vectors: list,
+    sentences: list[list[str]],
+    sentence_vectors: list,
+    provider: EmbeddingProvider,
+) -> None:
     chunks = Chunk.objects.bulk_create(
         [
             Chunk(
@@ -164,6 +199,18 @@ def _chunks_store(*, document: Document, drafts: list[ChunkDraft], vectors: list
             for c, v in zip(chunks, vectors, strict=True)
         ]
     )
+    rows, offset = [], 0
+    for chunk, chunk_sentences_ in zip(chunks, sentences, strict=True):
+        rows.append(
+            sentence_vectors_row(
+                chunk=chunk,
+                sentences=chunk_sentences_,
+                vectors=sentence_vectors[offset : offset + len(chunk_sentences_)],
+                model_key=provider.key,
+            )
+        )
+        offset += len(chunk_sentences_)
+    ChunkSentenceVectors.objects.bulk_create(rows)
 
 
 @dataclass
@@ -181,9 +228,10 @@ def documents_upsert(*, source: Source, records: Sequence[DocumentRecord], provi
     """Insert new, replace changed and keep unchanged documents; embed only what changed.
 
     A document is unchanged when its ``content_hash`` matches and all its chunks already have
-    a vector of ``provider``; then no embedding work is done. A changed document has its chunks
-    (and their vectors) replaced. Unchanged documents missing this model's vectors (after a
-    model switch) get them added. Embedding happens before the transaction; the writes of one
+    a vector and sentence vectors (:class:`ChunkSentenceVectors`) of ``provider``; then no
+    embedding work is done. A changed document has its chunks (and their vectors) replaced.
+    Unchanged documents missing this model's vectors or sentence vectors (after a model switch,
+    or stored before sentence vectors existed) get them added. Embedding happens before the transaction; the writes of one
     batch are atomic. A record whose fields fail validation (``full_clean``), whose url scheme
     is not http(s)/file, or whose external id belongs to another source is refused and
     returned in ``invalid`` instead of failing the batch (it never overwrites the other source).
@@ -195,9 +243,15 @@ def documents_upsert(*, source: Source, records: Sequence[DocumentRecord], provi
         .exclude(embeddings__model_key=provider.key)
         .values_list("document__external_id", flat=True)
     )
+    missing_sentences = set(
+        Chunk.objects.filter(document__in=existing.values())
+        .exclude(sentence_vectors__model_key=provider.key)
+        .values_list("document__external_id", flat=True)
+    )
     result = UpsertResult()
     to_write: list[tuple[Document, bool, list[ChunkDraft]]] = []
     to_backfill: list[Chunk] = []
+    sentences_backfill: list[tuple[Chunk, list[str]]] = []
     max_tokens = min(settings.CHUNK_MAX_TOKENS, provider.max_tokens)
     for external_id, record in latest.items():
         document = existing.get(external_id)
@@ -205,6 +259,11 @@ def documents_upsert(*, source: Source, records: Sequence[DocumentRecord], provi
         if document is not None and document.content_hash == content_hash:
             if external_id in missing_vectors:
                 to_backfill.extend(document.chunks.exclude(embeddings__model_key=provider.key))
+            if external_id in missing_sentences:
+                sentences_backfill.extend(
+                    (c, chunk_sentences(summary=document.summary, position=c.position, text=c.text))
+                    for c in document.chunks.exclude(sentence_vectors__model_key=provider.key)
+                )
             result.unchanged += 1
             continue
         if document is not None and document.source_id != source.id:
@@ -234,26 +293,55 @@ def documents_upsert(*, source: Source, records: Sequence[DocumentRecord], provi
         to_write.append((document, is_new, drafts))
 
     texts = [d.embedded_text for _, _, drafts in to_write for d in drafts] + [c.embedded_text for c in to_backfill]
-    vectors = _embed(provider, texts)
-    offset = 0
+    sentences = [
+        [chunk_sentences(summary=document.summary, position=d.position, text=d.text) for d in drafts]
+        for document, _, drafts in to_write
+    ]
+    sentence_texts = [s for per_document in sentences for per_chunk in per_document for s in per_chunk]
+    sentence_texts += [s for _, per_chunk in sentences_backfill for s in per_chunk]
+    # One pass of the encoder over chunks and sentences (micro-batches of similar cost).
+    embedded = _embed(provider, texts + sentence_texts)
+    vectors, sentence_vectors = embedded[: len(texts)], embedded[len(texts) :]
+    offset = sentence_offset = 0
     with transaction.atomic():
-        for document, is_new, drafts in to_write:
+        for index, (document, is_new, drafts) in enumerate(to_write):
             document.save()
             if is_new:
                 result.created += 1
             else:
                 document.chunks.all().delete()
                 result.updated += 1
+            per_chunk = sentences[index]
+            count = sum(len(s) for s in per_chunk)
             _chunks_store(
-                document=document, drafts=drafts, vectors=vectors[offset : offset + len(drafts)], provider=provider
+                document=document,
+                drafts=drafts,
+                vectors=vectors[offset : offset + len(drafts)],
+                sentences=per_chunk,
+                sentence_vectors=sentence_vectors[sentence_offset : sentence_offset + count],
+                provider=provider,
             )
             offset += len(drafts)
+            sentence_offset += count
         ChunkEmbedding.objects.bulk_create(
             [
                 ChunkEmbedding(chunk=c, model_key=provider.key, dimensions=len(v), vector=v)
                 for c, v in zip(to_backfill, vectors[offset:], strict=True)
             ]
         )
+        rows = []
+        for chunk, its_sentences in sentences_backfill:
+            count = len(its_sentences)
+            rows.append(
+                sentence_vectors_row(
+                    chunk=chunk,
+                    sentences=its_sentences,
+                    vectors=sentence_vectors[sentence_offset : sentence_offset + count],
+                    model_key=provider.key,
+                )
+            )
+            sentence_offset += count
+        ChunkSentenceVectors.objects.bulk_create(rows)
     result.chunks = len(texts)
     return result
 

@@ -222,3 +222,38 @@ def test_a_run_is_claimed_once_and_a_dead_workers_run_can_be_abandoned(tmp_path:
     run.refresh_from_db()
     assert (run.status, run.error) == ("failed", "worker lost")
     assert not ingestion_run_abandon(run_id=run.id, reason="again")  # only RUNNING runs
+
+
+def test_sentence_vectors_are_stored_with_the_chunks_and_backfilled(tmp_path: Path) -> None:
+    """GIVEN a JSONL source with a page summary
+    WHEN it is ingested THEN every chunk has its FILCO sentence vectors (one row per sentence of
+    its source text, summary first on the first chunk, float16 within 1e-3 of the encoder's
+    float32 vectors, the digest of those sentences); WHEN the rows are lost and the unchanged
+    file is ingested again THEN only the sentence vectors are embedded again."""
+    import numpy as np
+
+    from ingestion.chunking import sentences_digest
+    from ingestion.models import ChunkSentenceVectors
+    from ingestion.services import chunk_sentences
+    from zolsearch.search.selectors import chunk_sentence_vectors
+
+    rows = _rows()
+    rows[0]["summary"] = "Wat te doen bij spoed."
+    path = _write_jsonl(tmp_path / "a.jsonl", rows)
+    _ingest(path)
+    provider = embedding_provider_get()
+    chunks = list(Chunk.objects.filter(document__external_id__in=["t:1", "t:2"]).select_related("document"))
+    stored = chunk_sentence_vectors(ids=[c.id for c in chunks], model_key=provider.key)
+    assert set(stored) == {c.id for c in chunks}
+    first = next(c for c in chunks if c.document.external_id == "t:1" and c.position == 0)
+    assert chunk_sentences(summary=first.document.summary, position=0, text=first.text)[0] == "Wat te doen bij spoed."
+    for chunk in chunks:
+        sentences = chunk_sentences(summary=chunk.document.summary, position=chunk.position, text=chunk.text)
+        digest, matrix = stored[chunk.id]
+        assert digest == sentences_digest(sentences) and matrix.shape == (len(sentences), provider.dimensions)
+        assert np.abs(matrix - provider.embed_passages(sentences)).max() < 1e-3
+
+    ChunkSentenceVectors.objects.filter(chunk__in=chunks).delete()
+    again = _ingest(path)
+    assert (again.unchanged_count, again.chunk_count) == (2, 0)  # no chunk re-embedded
+    assert set(chunk_sentence_vectors(ids=[c.id for c in chunks], model_key=provider.key)) == {c.id for c in chunks}

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from core.text import sentences_split
 from zolsearch.search.config import pipeline_config_default
 from zolsearch.search.filco import filco_keep
+from zolsearch.search.generation import chunk_source_text
 from zolsearch.search.pipeline import SearchRequest, pipeline_run
 
 
@@ -45,3 +47,40 @@ def test_the_stage_filters_answer_chunks_and_feeds_generation_and_the_gate() -> 
     assert state.gate is not None
     short = pipeline_run(request=SearchRequest(question="ABCD syndrome symptoms", language="en"), config=config)
     assert not short.filtered and short.trace.retrieval.filco_removed is None
+
+
+@pytest.mark.django_db
+def test_the_stage_scores_stored_sentence_vectors_as_the_encoder_would() -> None:
+    """GIVEN the ingested corpus (sentence vectors stored at ingestion)
+    WHEN FILCO filters the answer chunks of a question THEN it embeds none of their sentences
+    and keeps the same sentences as when the vectors are embedded per request (rows deleted),
+    and a stored row whose digest no longer matches the chunk's sentences is not used."""
+    from core.providers.embeddings import embedding_provider_get
+    from ingestion.models import ChunkSentenceVectors
+
+    config = pipeline_config_default().with_overrides(filco_enabled=True, crag_enabled=False)
+    question = "What are the treatments for Aicardi-Goutieres syndrome and how is it diagnosed?"
+    provider = embedding_provider_get()
+    embedded: list[str] = []
+    original = type(provider)._embed_passages
+
+    def counting(self, texts):  # type: ignore[no-untyped-def]
+        embedded.extend(texts)
+        return original(self, texts)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(type(provider), "_embed_passages", counting)
+        stored = pipeline_run(request=SearchRequest(question=question, language="en"), config=config)
+        assert stored.filtered
+        sentences = {s for i in stored.filtered for s in sentences_split(chunk_source_text(stored.chunks[i]))}
+        assert not sentences & set(embedded)  # the draft's and gate's passages are embedded, no sentence
+
+        rows = ChunkSentenceVectors.objects.filter(chunk_id__in=list(stored.filtered))
+        assert rows.count() == len(stored.filtered)
+        rows.update(digest="0" * 64)  # as if the splitter had changed since ingestion
+        embedded.clear()
+        provider._cache[0].clear()  # the encoder's LRU would hide the calls
+        fresh = pipeline_run(request=SearchRequest(question=question, language="en"), config=config)
+        assert sentences <= set(embedded)
+    assert fresh.filtered == stored.filtered
+    assert fresh.trace.retrieval.filco_removed == stored.trace.retrieval.filco_removed

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 from core.providers.llm import chat_llm_get
 from core.text import sentences_split, terms_stem, text_normalise
+from ingestion.chunking import chunk_source_text_compose
 from ingestion.models import Chunk
 from taxonomy.selectors import DepartmentFact, RoutingFact
 from zolsearch.search.contract import Generator
@@ -151,10 +152,8 @@ def citations_number(chunks: list[Chunk]) -> dict[int, Citation]:
 
 def chunk_source_text(chunk: Chunk) -> str:
     """The text a chunk contributes as a source: its text, after its document's summary when it
-    is the document's first chunk."""
-    # Page summaries are prepended to the first chunk of each document here, never embedded.
-    summary = chunk.document.summary.strip()
-    return f"{summary}\n{chunk.text}" if summary and chunk.position == 0 else chunk.text
+    is the document's first chunk (:func:`ingestion.chunking.chunk_source_text_compose`)."""
+    return chunk_source_text_compose(summary=chunk.document.summary, position=chunk.position, text=chunk.text)
 
 
 def answer_extractive(

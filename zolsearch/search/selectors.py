@@ -22,7 +22,7 @@ from django.db.models.functions import Cast
 from django.utils import timezone
 from pgvector.django import CosineDistance, VectorField
 
-from ingestion.models import Chunk, ChunkEmbedding
+from ingestion.models import Chunk, ChunkEmbedding, ChunkSentenceVectors
 from zolsearch.search.contract import AnswerTrace, Intent, Outcome
 from zolsearch.search.generation import answer_plain, chunk_source_text
 from zolsearch.search.messages import emergency_notice
@@ -209,6 +209,19 @@ def chunk_vectors_by_id(*, ids: Sequence[int], model_key: str) -> dict[int, np.n
         "chunk_id", F("vector")
     )
     return {chunk_id: np.asarray(vector, dtype=np.float32) for chunk_id, vector in rows}
+
+
+def chunk_sentence_vectors(*, ids: Sequence[int], model_key: str) -> dict[int, tuple[str, np.ndarray]]:
+    """Sentence vectors stored at ingestion for ``ids`` under ``model_key`` (one query): chunk id
+    → ``(digest, (count, d) float32)`` (see :class:`ingestion.models.ChunkSentenceVectors`);
+    chunks without a row are absent."""
+    rows = ChunkSentenceVectors.objects.filter(chunk_id__in=list(ids), model_key=model_key).values_list(
+        "chunk_id", "digest", "count", "vectors"
+    )
+    return {
+        chunk_id: (digest, np.frombuffer(bytes(raw), dtype="<f2").astype(np.float32).reshape(count, -1))
+        for chunk_id, digest, count, raw in rows
+    }
 
 
 def answer_trace(*, answer: Answer) -> AnswerTrace:

@@ -8,8 +8,10 @@ import re
 
 import numpy as np
 
+from core.providers.embeddings import EmbeddingProvider
 from core.providers.rerank import RerankUnavailable, reranker_get
 from core.text import STOPWORDS, sentences_split, text_normalise
+from ingestion.chunking import sentences_digest
 from ingestion.models import Chunk
 from zolsearch.search import selectors
 from zolsearch.search.contract import Intent, Outcome
@@ -249,12 +251,35 @@ class CragStage(Stage):
             state.chunks = {i: chunks[i] for i, _ in refined}
 
 
+def sentence_vectors(provider: EmbeddingProvider, per_chunk: list[tuple[Chunk, list[str]]]) -> np.ndarray:
+    """Vectors of every sentence of ``per_chunk`` (``(Σ sentences, d)`` float32, in order): the
+    ones stored at ingestion (:class:`ingestion.models.ChunkSentenceVectors`, float16, one
+    query) where their digest matches the sentences, the others embedded now in one encoder
+    call."""
+    stored = selectors.chunk_sentence_vectors(ids=[chunk.id for chunk, _ in per_chunk], model_key=provider.key)
+    usable = {}
+    for chunk, sentences in per_chunk:
+        digest, matrix = stored.get(chunk.id, ("", None))
+        if matrix is not None and len(matrix) == len(sentences) and digest == sentences_digest(sentences):
+            usable[chunk.id] = matrix
+    fresh = provider.embed_passages([s for chunk, sentences in per_chunk if chunk.id not in usable for s in sentences])
+    parts, offset = [], 0
+    for chunk, sentences in per_chunk:
+        if chunk.id in usable:
+            parts.append(usable[chunk.id])
+        else:
+            parts.append(fresh[offset : offset + len(sentences)])
+            offset += len(sentences)
+    return np.vstack(parts) if parts else np.zeros((0, provider.dimensions), dtype=np.float32)
+
+
 class FilcoStage(Stage):
     """FILCO (:mod:`zolsearch.search.filco`) on the chunks the answer is written from: the
     filtered text of each (``filtered``: chunk id → text) feeds generation and the gate. Bypassed
     for questions of fewer than ``filco_min_words`` words, for languages in
     ``filco_bypass_languages``, and per chunk when the chunk's language differs from the
-    question's (cross-lingual)."""
+    question's (cross-lingual). Sentence vectors come from ingestion where stored
+    (:func:`sentence_vectors`)."""
 
     name = "filco"
     cached = True
@@ -283,7 +308,7 @@ class FilcoStage(Stage):
         per_chunk = [(chunk, sentences) for chunk, sentences in per_chunk if len(sentences) > config.filco_min_kept]
         if not per_chunk:
             return
-        vectors = state.provider.embed_passages([s for _, sentences in per_chunk for s in sentences])
+        vectors = sentence_vectors(state.provider, per_chunk)
         question = state.search_vector if state.search_vector is not None else state.query_vector
         assert question is not None
         scores = vectors @ question.astype(np.float32)
