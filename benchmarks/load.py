@@ -31,7 +31,9 @@ embedded PostgreSQL, the Celery broker, the Prometheus files and the admin passw
    ``semantic_cache_enabled``) so that every request runs the whole pipeline; then 8 closed-loop
    users with the cache on over ``--cache-distinct`` questions asked again and again (popular
    questions). Per phase: p50/p95/p99 latency measured by the client, requests/s, errors, the
-   answers' outcomes and cache hits, and p50/p95 of every stage in the answers' ``timings_ms``.
+   answers' outcomes and cache hits, p50/p95 of every stage in the answers' ``timings_ms``, and
+   the CPU seconds each process of serve's tree and PostgreSQL used (psutil; how evenly the
+   gunicorn workers shared the load, and the web tier's CPU per request).
 5. **Soak** (``--soak SECONDS``; ``make bench`` passes 300): 8 closed-loop users with the cache
    off, while the resident memory (RSS) of every process ``serve`` started and of the
    PostgreSQL server is sampled with psutil every 10 s: start, end, max and the least-squares
@@ -611,6 +613,49 @@ def postgres_pids(pgdata: Path) -> list[int]:
         return []
 
 
+def cpu_seconds(serve_pid: int, pgdata: Path) -> dict[str, float]:
+    """CPU seconds (user + system) used so far by each process of serve's tree (``"role pid"``)
+    and by PostgreSQL (``"postgres"``: the postmaster, its live processes, and the processes it
+    has reaped, whose time the kernel adds to the postmaster's ``children_*`` times)."""
+    import psutil
+
+    used: dict[str, float] = {}
+    try:
+        serve = psutil.Process(serve_pid)
+        tree = [serve, *serve.children(recursive=True)]
+    except psutil.Error:
+        tree = []
+    for process in tree:
+        try:
+            times = process.cpu_times()
+            used[f"{_role(process)} {process.pid}"] = times.user + times.system
+        except psutil.Error:
+            continue
+    used["postgres"] = 0.0
+    pids = postgres_pids(pgdata)
+    for pid in pids:
+        try:
+            times = psutil.Process(pid).cpu_times()
+            used["postgres"] += times.user + times.system
+            if pid == pids[0]:  # the postmaster: its exited backends and parallel workers
+                used["postgres"] += times.children_user + times.children_system
+        except psutil.Error:
+            continue
+    return used
+
+
+def cpu_used(before: dict[str, float], after: dict[str, float], requests: int) -> dict[str, Any]:
+    """CPU seconds per process between two :func:`cpu_seconds` samples (processes present in
+    both), and the web workers' CPU per request (ms): how the gunicorn workers shared the load."""
+    used = {key: round(after[key] - before[key], 1) for key in after if key in before}
+    workers = {key: value for key, value in used.items() if key.startswith("gunicorn worker")}
+    return {
+        "seconds": used,
+        "web_workers_s": sorted(workers.values(), reverse=True),
+        "web_ms_per_request": round(1000 * sum(workers.values()) / requests, 1) if requests else None,
+    }
+
+
 class MemorySampler(threading.Thread):
     """RSS (MB) of serve and every process below it, and the summed unique set size of
     PostgreSQL's processes, every ``interval_s`` seconds."""
@@ -792,7 +837,7 @@ def print_phase(name: str, row: dict[str, Any]) -> None:
         f"{name:24s} n {row['requests']:5d}  err {row['errors']:3d}  {row['requests_per_s']:5.1f}/s  "
         f"p50 {lat.get('p50', float('nan')):7.1f}  p95 {lat.get('p95', float('nan')):7.1f}  "
         f"p99 {lat.get('p99', float('nan')):7.1f} ms  BM25 p95 {lexical.get('p95', float('nan')):6.1f} ms  "
-        f"load {row['load_1m']}",
+        f"web workers' CPU s {_cpu(row.get('cpu'))}  load {row['load_1m']}",
         flush=True,
     )
 
@@ -803,6 +848,12 @@ def print_phase(name: str, row: dict[str, Any]) -> None:
 def _ms(row: dict[str, Any] | None, key: str) -> str:
     value = (row or {}).get(key)
     return "—" if value is None or value != value else f"{value:.1f}"
+
+
+def _cpu(cpu: dict[str, Any] | None) -> str:
+    if not cpu:
+        return "—"
+    return " / ".join(f"{s:.1f}" for s in cpu["web_workers_s"]) + f" ({cpu['web_ms_per_request']})"
 
 
 def markdown_report(results: dict[str, Any]) -> str:
@@ -839,8 +890,9 @@ def markdown_report(results: dict[str, Any]) -> str:
         lines += [
             "",
             "| phase | cache | requests | errors | requests/s | p50 ms | p95 ms | p99 ms | BM25 stage p95 ms "
-            "| dense p95 | gate p95 | filco p95 | pipeline total p95 | load 1 min |",
-            "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+            "| dense p95 | gate p95 | filco p95 | pipeline total p95 | web workers' CPU s (ms per request) "
+            "| load 1 min |",
+            "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
         ]
         for name, row in phases.items():
             st, lat = row.get("stage_ms", {}), row.get("latency_ms", {})
@@ -849,7 +901,7 @@ def markdown_report(results: dict[str, Any]) -> str:
                 f"| {row['errors']} | {row['requests_per_s']} | {_ms(lat, 'p50')} | {_ms(lat, 'p95')} "
                 f"| {_ms(lat, 'p99')} | {_ms(st.get('lexical'), 'p95')} | {_ms(st.get('dense'), 'p95')} "
                 f"| {_ms(st.get('gate'), 'p95')} | {_ms(st.get('filco'), 'p95')} | {_ms(st.get('total'), 'p95')} "
-                f"| {row['load_1m']} |"
+                f"| {_cpu(row.get('cpu'))} | {row['load_1m']} |"
             )
     memory = (results.get("soak") or {}).get("memory_mb")
     if memory:
@@ -998,10 +1050,12 @@ def http_measure(bench: Bench, args: argparse.Namespace, questions: list[dict[st
         sent: set[int] = set()
         for phase in phases:
             cache_flag_set(phase.cache)
+            cpu_before = cpu_seconds(serve.process.pid, bench.pgdata)
             records, counted = locust_run(
                 bench, serve, phase, questions_file=questions_file, offset=0 if phase.cache else offset
             )
             row = phase_summary(phase, records, sent_before=set() if phase.cache else sent)
+            row["cpu"] = cpu_used(cpu_before, cpu_seconds(serve.process.pid, bench.pgdata), len(records))
             row["locust_counted"] = counted
             out["phases"][phase.name] = row
             print_phase(phase.name, row)
@@ -1012,11 +1066,13 @@ def http_measure(bench: Bench, args: argparse.Namespace, questions: list[dict[st
             cache_flag_set(False)
             soak = Phase("soak", 8, args.soak, args.soak * 100)
             sampler = MemorySampler(serve.process.pid, bench.pgdata)
+            cpu_before = cpu_seconds(serve.process.pid, bench.pgdata)
             sampler.start()
             records, counted = locust_run(bench, serve, soak, questions_file=questions_file, offset=offset)
             sampler.finished.set()
             sampler.join()
             row = phase_summary(soak, records, sent_before=sent)
+            row["cpu"] = cpu_used(cpu_before, cpu_seconds(serve.process.pid, bench.pgdata), len(records))
             row["locust_counted"] = counted
             row["memory_mb"] = memory_summary(sampler.samples)
             row["memory_samples"] = sampler.samples
