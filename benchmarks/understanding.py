@@ -7,6 +7,11 @@ and the share of words dropped).
 Run: ``.venv/bin/python -m benchmarks.understanding`` (part of ``make bench``); results in
 ``docs/bench-results/understanding.json``. Needs no database.
 
+Focus linking (:func:`focus_accuracy`; needs a database with the knowledge base, e.g. the dev
+index): ``EMBEDDED_PGDATA=.data/dev .venv/bin/python -m benchmarks.understanding focus
+medquad-heldout medquad-heldout-para-nl medquad-heldout-noisy``; results in
+``docs/bench-results/understanding_focus.json``.
+
 Follow-up resolution (:func:`followup_accuracy`, also part of the run above; alone, printing
 only: ``.venv/bin/python -m benchmarks.understanding followups``): the decision's accuracy on
 ``data/understanding/followups.jsonl``, and for the labelled follow-ups the share whose resolved
@@ -17,6 +22,7 @@ lookup in the stage) is not used here.
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 from collections import defaultdict
@@ -158,8 +164,84 @@ def followup_accuracy() -> dict[str, object]:
     return {"accuracy": accuracy, "errors": errors}
 
 
+def focus_accuracy(set_names: list[str]) -> dict[str, object]:
+    """Focus linking (:func:`zolsearch.search.focus.focus_link`) on the database Django is
+    configured with (``EMBEDDED_PGDATA``; its taxonomy, SNOMED CT and ingested MedQuAD).
+
+    Golden sets (``data/golden/<name>.jsonl``; MedQuAD-built rows, whose ``expected_entities``
+    hold the expected page's MedQuAD focus): per set and language, ``linked`` = share of
+    questions given a focus, ``correct`` = share whose focus (accent- and case-folded) is an
+    expected entity; rows without expected entities or that must be refused are left out.
+    The labelled set (``data/understanding/labelled.jsonl``): ``kind`` = share whose focus kind
+    agrees with the label (a label outside condition/drug/procedure/department/doctor, such as
+    practical, expects no focus). Returns ``{"sets": {set: {bucket: {"n", "linked",
+    "correct"}}}, "labelled": {bucket: {"n", "kind"}}, "misses": [...]}`` (shares in [0, 1]).
+    """
+    import json
+
+    from core.text import text_normalise
+    from taxonomy.resolver import text_resolve
+    from zolsearch.search.focus import FOCUS_KINDS, focus_link
+    from zolsearch.search.understanding import labelled_queries
+
+    def link(text: str, language: str):  # type: ignore[no-untyped-def]
+        return focus_link(question=text, resolution=text_resolve(text=text, language=language, with_terms=False))
+
+    def share(values: list[int]) -> float:
+        return round(sum(values) / len(values), 3) if values else 0.0
+
+    sets: dict[str, object] = {}
+    misses: list[dict[str, str]] = []
+    for name in set_names:
+        cells: dict[str, dict[str, list[int]]] = defaultdict(lambda: defaultdict(list))
+        path = BASE_DIR / "data" / "golden" / f"{name}.jsonl"
+        for line in path.read_text(encoding="utf-8").splitlines():
+            row = json.loads(line) if line.strip() else None
+            if not row or row.get("must_refuse") or not row.get("expected_entities"):
+                continue
+            focus = link(row["question"], row["language"])
+            expected = {text_normalise(e) for e in row["expected_entities"]}
+            correct = int(focus is not None and text_normalise(focus.text) in expected)
+            for bucket in ("all", row["language"]):
+                cells[bucket]["linked"].append(int(focus is not None))
+                cells[bucket]["correct"].append(correct)
+            if not correct and len(misses) < 200:
+                misses.append(
+                    {
+                        "set": name,
+                        "question": row["question"],
+                        "expected": "; ".join(row["expected_entities"]),
+                        "focus": focus.text if focus else "",
+                    }  # fmt: skip
+                )
+        sets[name] = {
+            b: {"n": len(v["linked"]), **{k: share(x) for k, x in v.items()}} for b, v in sorted(cells.items())
+        }
+    kinds: dict[str, list[int]] = defaultdict(list)
+    for query in labelled_queries():
+        focus = link(query.text, query.language)
+        expected_kind = query.focus_kind if query.focus_kind in FOCUS_KINDS else ""
+        for bucket in ("all", query.language):
+            kinds[bucket].append(int((focus.kind if focus else "") == expected_kind))
+    labelled = {b: {"n": len(v), "kind": share(v)} for b, v in sorted(kinds.items())}
+    return {"sets": sets, "labelled": labelled, "misses": misses}
+
+
 if __name__ == "__main__":
-    if sys.argv[1:] == ["followups"]:
+    if sys.argv[1:2] == ["focus"]:
+        os.environ.setdefault("DJANGO_SETTINGS_MODULE", "zolsearch.settings")
+        sys.path.insert(0, str(BASE_DIR))
+        import django
+
+        django.setup()
+        from benchmarks.common import results_write
+
+        names = sys.argv[2:] or ["ci-slice"]
+        report = focus_accuracy(names)
+        print("focus, golden sets:", json.dumps(report["sets"], indent=1))
+        print("focus kind, labelled set:", report["labelled"])
+        print("wrote", results_write("understanding_focus", {"sets_asked": names, **report}))
+    elif sys.argv[1:] == ["followups"]:
         sys.path.insert(0, str(BASE_DIR))  # the follow-up rules need neither Django nor a database
         report = followup_accuracy()
         print("follow-ups:", report["accuracy"])

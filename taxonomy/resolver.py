@@ -236,7 +236,7 @@ def text_resolve(*, text: str, language: str = "nl", with_terms: bool = True) ->
             text=text,
             language=language,
             entities=list(found.values()),
-            concepts=[{"concept_id": c} for c in concept_ids],
+            concepts=[{"concept_id": c, "matched_term": matched[c]["term"]} for c in concept_ids],
         )
     terms = _terms(set(concept_ids) | set(site_ids) | {a for _, a, _, _ in ancestors}, language)
     concepts = [

@@ -134,14 +134,21 @@ class RedFlagTrace(_Trace):
 
 class UnderstandingTrace(_Trace):
     """Offline query understanding: the classifier's ``intent`` and MedQuAD ``qtype`` with
-    their probabilities in [0, 1], and the ``reduced`` query retrieval searched with ("" when
-    the question was used as it is)."""
+    their probabilities in [0, 1], the ``reduced`` query retrieval searched with ("" when
+    the question was used as it is), and the linked focus (:mod:`zolsearch.search.focus`:
+    ``focus`` as its source names it, ``focus_kind`` condition/drug/procedure/department/doctor,
+    ``focus_source`` taxonomy/snomed/medquad, ``focus_id`` entity slug, SNOMED CT concept id or
+    UMLS CUI; all "" when none was found)."""
 
     intent: str = ""
     intent_confidence: float | None = None
     qtype: str = ""
     qtype_confidence: float | None = None
     reduced: str = ""
+    focus: str = ""
+    focus_kind: str = ""
+    focus_source: str = ""
+    focus_id: str = ""
 
 
 class RetrievalTrace(_Trace):

@@ -135,11 +135,17 @@ def query_reduce(question: str, *, language: str) -> str:
 
 @dataclass(frozen=True)
 class LabelledQuery:
+    """One labelled message: its intent, MedQuAD question type, hand-written reduction, and focus
+    (``focus``, and ``focus_kind``: condition, drug, procedure, department, doctor, practical or
+    none)."""
+
     text: str
     language: str
     intent: str
     qtype: str
     reduced: str
+    focus: str = ""
+    focus_kind: str = ""
 
 
 def labelled_queries() -> list[LabelledQuery]:
@@ -160,6 +166,8 @@ def labelled_queries() -> list[LabelledQuery]:
                 intent=row["intent"],
                 qtype=row["qtype"],
                 reduced=row["reduced"],
+                focus=row.get("focus", ""),
+                focus_kind=row.get("focus_kind", ""),
             )
         )
     return rows

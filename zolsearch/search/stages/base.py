@@ -16,9 +16,11 @@ import numpy as np
 
 from core.providers.embeddings import EmbeddingProvider
 from ingestion.models import Chunk
+from taxonomy.resolver import Resolution
 from taxonomy.selectors import RoutingFact
 from zolsearch.search.config import PipelineConfig
 from zolsearch.search.contract import AnswerTrace, Generator, Intent, Outcome, RefusalReason
+from zolsearch.search.focus import Focus
 from zolsearch.search.gate import GateResult
 from zolsearch.search.generation import Citation, Draft
 from zolsearch.search.safety.redflags import RedFlagHit
@@ -62,7 +64,8 @@ class SearchState:
     (red flags); ``question`` (follow-up: the question taxonomy, retrieval, understanding, the
     cache key and generation search with; the request's question unless it follows up the
     previous turn of its conversation; the safety stages read the request's question as typed);
-    ``intent``, ``routing``, ``pinned`` (taxonomy); ``refusal`` (guards);
+    ``intent``, ``routing``, ``pinned``, ``resolution`` (taxonomy); ``refusal`` (guards);
+    ``qtype``, ``focus``, ``search_query``, ``search_vector`` (understanding);
     ``query_vector`` (embed_query); ``dense``, ``lexical``, ``lexical_backend`` (retrievers:
     ``[(chunk id, score)]`` best first; dense cosine similarity in [-1, 1], BM25 ≥ 0);
     ``fused``, ``chunks`` (fusion: RRF scores; keyword rescue adds to both; the reranker
@@ -83,6 +86,8 @@ class SearchState:
     intent: Intent = Intent.GENERAL
     routing: bool = False  # a "where / which department / which doctor" question the graph answers
     pinned: list[RoutingFact] = field(default_factory=list)
+    resolution: Resolution | None = None  # the taxonomy's resolution of the question
+    focus: Focus | None = None  # what the question is about, linked (understanding)
     refusal: RefusalReason | None = None
     query_vector: np.ndarray | None = None
     qtype: str = ""  # MedQuAD question type from understanding ("" unknown, "none" not medical)

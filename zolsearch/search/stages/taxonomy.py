@@ -46,10 +46,11 @@ class TaxonomyStage(Stage):
 
     name = "taxonomy"
     reads = frozenset({"question", "language"})
-    adds = frozenset({"intent", "pinned", "routing"})
+    adds = frozenset({"intent", "pinned", "routing", "resolution"})
 
     def run(self, state: SearchState) -> None:
         resolution = text_resolve(text=state.question, language=state.language, with_terms=False)
+        state.resolution = resolution
         state.pinned = routing_facts(resolution=resolution, language=state.language)
         state.intent = facts_intent(state.pinned)
         state.routing = bool(state.pinned) and routing_question(question=state.question, intent=state.intent)

@@ -10,6 +10,7 @@ from django.conf import settings
 from core.language import language_detect
 from core.providers.embeddings import EmbeddingUnavailable
 from zolsearch.search.contract import Intent, UnderstandingTrace
+from zolsearch.search.focus import focus_link
 from zolsearch.search.stages.base import SearchState, Stage
 from zolsearch.search.understanding import understanding_model_get
 
@@ -34,8 +35,8 @@ class QueryUnderstandingStage(Stage):
     wins; the classifier's is taken when the graph implies none."""
 
     name = "understanding"
-    reads = frozenset({"question", "language", "config", "provider", "query_vector", "intent"})
-    adds = frozenset({"intent", "qtype", "search_query", "search_vector"})
+    reads = frozenset({"question", "language", "config", "provider", "query_vector", "intent", "resolution"})
+    adds = frozenset({"intent", "qtype", "focus", "search_query", "search_vector"})
 
     def applies(self, state: SearchState) -> bool:
         return state.config.understanding_enabled and state.query_vector is not None
@@ -49,12 +50,17 @@ class QueryUnderstandingStage(Stage):
             # Understanding helps ranking; without it the question is still searched as typed.
             logger.warning("query understanding unavailable, searching the question as typed: %s", exc)
             return
+        state.focus = focus_link(question=state.question, resolution=state.resolution)
         state.trace.understanding = UnderstandingTrace(
             intent=understood.intent,
             intent_confidence=understood.intent_confidence,
             qtype=understood.qtype,
             qtype_confidence=understood.qtype_confidence,
             reduced=understood.reduced if state.config.reduced_query_enabled else "",
+            focus=state.focus.text if state.focus else "",
+            focus_kind=state.focus.kind if state.focus else "",
+            focus_source=state.focus.source if state.focus else "",
+            focus_id=state.focus.identifier if state.focus else "",
         )
         state.qtype = understood.qtype
         if state.intent == Intent.GENERAL and understood.intent_confidence >= state.config.understanding_intent_min:

@@ -1,0 +1,105 @@
+"""Focus linking on the real sample hospital, the real SNOMED CT heart-failure subset and the
+ingested MedQuAD slice (its focus annotations and UMLS synonyms)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from taxonomy.models import Alias
+from taxonomy.resolver import text_resolve
+from taxonomy.services import sample_hospital_load
+from taxonomy.snomed import snomed_import
+from zolsearch.search.config import pipeline_config_default
+from zolsearch.search.focus import Focus, focus_link, medquad_lexicon_clear
+from zolsearch.search.pipeline import SearchRequest, pipeline_run
+
+pytestmark = pytest.mark.django_db
+SNOMED = Path(__file__).resolve().parent.parent.parent / "data" / "snomed" / "heartfailure-subset"
+
+
+@pytest.fixture
+def hospital() -> None:
+    snomed_import(path=SNOMED)
+    sample_hospital_load()
+    medquad_lexicon_clear()
+
+
+def _link(text: str, language: str) -> Focus | None:
+    return focus_link(question=text, resolution=text_resolve(text=text, language=language, with_terms=False))
+
+
+def test_the_taxonomy_links_aliases_and_names_the_longest_mention_first(hospital: None) -> None:
+    """GIVEN the sample hospital WHEN a question names a condition by its alias, or a doctor by
+    name beside a department THEN the focus is the entity named, the longest mention winning; a
+    department reached only through the condition is routing, not the focus."""
+    focus = _link("Waar kan ik terecht met hartzwakte?", "nl")
+    assert focus == Focus(
+        text="Hartfalen", kind="condition", source="taxonomy", identifier="hartfalen", matched="hartzwakte"
+    )
+    doctor = _link("Werkt dr. Anna Demo nog op cardiologie?", "nl")
+    assert doctor is not None and (doctor.kind, doctor.identifier) == ("doctor", "dr-anna-demo")
+    treatment = _link("Hoe verloopt een longfunctieonderzoek?", "nl")
+    assert treatment is not None and (treatment.kind, treatment.identifier) == ("procedure", "longfunctieonderzoek")
+
+
+def test_snomed_ct_links_a_concept_the_hospital_has_no_entity_for(hospital: None) -> None:
+    """GIVEN the subset, without the English alias that names heart failure directly
+    WHEN the question names 'acute left-sided heart failure' THEN the focus is that concept, a
+    condition by its fully specified name's tag '(disorder)'; the hospital's heart failure entity,
+    reached through IS_A, is not the focus."""
+    Alias.objects.filter(text="heart failure").delete()
+    focus = _link("What is acute left-sided heart failure?", "en")
+    assert focus == Focus(
+        text="Acute left-sided heart failure",
+        kind="condition",
+        source="snomed",
+        identifier="364006",
+        matched="acute left sided heart failure",
+    )
+    procedure = _link("Does implantation of automatic cardiac defibrillator hurt?", "en")
+    assert procedure is not None and (procedure.kind, procedure.source) == ("procedure", "snomed")
+    # A question naming the hospital's own entity inside a longer SNOMED CT term: the hospital's
+    # entity is the focus (the taxonomy is the first authority).
+    entity = _link("How long does the intraoperative insertion of cardiac pacemaker take?", "en")
+    assert entity is not None and (entity.source, entity.identifier) == ("taxonomy", "pacemaker")
+
+
+def test_medquad_focus_annotations_and_umls_synonyms_link_the_rest() -> None:
+    """GIVEN the ingested MedQuAD slice (GARD, NINDS, CDC) WHEN a question names a document's
+    focus, or one of its UMLS synonyms THEN the focus is that document's, with its UMLS CUI;
+    a question that names none has no focus."""
+    medquad_lexicon_clear()
+    focus = focus_link(question="Is abetalipoproteinemia inherited?", resolution=None)
+    assert focus == Focus(
+        text="Abetalipoproteinemia",
+        kind="condition",
+        source="medquad",
+        identifier="C0000744",
+        matched="abetalipoproteinemia",
+    )
+    synonym = focus_link(question="my nephew was diagnosed with bassen kornzweig syndrome, what now", resolution=None)
+    assert synonym is not None and (synonym.text, synonym.matched) == (
+        "Abetalipoproteinemia",
+        "bassen kornzweig syndrome",
+    )
+    assert focus_link(question="Hoe laat zijn de bezoekuren?", resolution=None) is None
+
+
+def test_the_understanding_stage_records_the_focus_on_the_trace() -> None:
+    """GIVEN the corpus WHEN a question is answered THEN the trace's understanding holds the
+    linked focus."""
+    medquad_lexicon_clear()
+    state = pipeline_run(
+        request=SearchRequest(question="What are the symptoms of ABCD syndrome?", language="en"),
+        config=pipeline_config_default(),
+    )
+    understanding = state.trace.understanding
+    assert understanding is not None
+    assert (understanding.focus, understanding.focus_kind, understanding.focus_source, understanding.focus_id) == (
+        "ABCD syndrome",
+        "condition",
+        "medquad",
+        "C1838099",
+    )

@@ -1,0 +1,217 @@
+"""Focus linking (issue 10 item 1): what a question is about (a condition, drug, procedure,
+department or doctor), linked to where the knowledge base names it.
+
+Three sources; the taxonomy first, then whichever of SNOMED CT and MedQuAD matches more words of
+the question (SNOMED CT on a tie); within one source the longest match wins:
+
+1. **the hospital's taxonomy** (first whatever else matches): entities the question names
+   directly (an approved alias, the
+   entity's name, or the entity linked to a SNOMED CT concept the question names), from the
+   taxonomy stage's resolution (:func:`taxonomy.resolver.text_resolve`; no query of its own).
+   Entities reached only through IS_A or a finding site (the department that treats a condition)
+   are routing, not the focus;
+2. **SNOMED CT descriptions**: the concept whose description the question names longest; its
+   kind from the semantic tag of its fully specified name ("(disorder)" → condition, one query
+   per concept tried);
+3. **MedQuAD's focus annotations** (Ben Abacha & Demner-Fushman, BMC Bioinformatics 2019): the
+   ``<Focus>`` of each ingested MedQuAD document and its UMLS ``<Synonyms>`` (of at least
+   :data:`MIN_SYNONYM_CHARS` characters), with the UMLS CUI
+   as identifier; kind drug for the MedlinePlus drug and supplement subsets, else condition
+   (7,727 of MedQuAD's annotated documents are in the UMLS semantic group Disorders). Held per
+   process, read again when the index version changed, checked at most every
+   :data:`LEXICON_CHECK_S` seconds (a new ingestion is seen within that time).
+
+Accuracy on the labelled set: ``benchmarks/understanding.py focus`` (``docs/EVALUATION.md``).
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+import time
+from dataclasses import dataclass
+
+from core.text import text_normalise
+from taxonomy.resolver import Resolution, ngrams
+
+FOCUS_KINDS = ("condition", "drug", "procedure", "department", "doctor")
+LEXICON_CHECK_S = 60.0
+# UMLS synonyms shorter than this are acronyms ("AGS", "AMS", "MS") that read as ordinary words
+# or initials in patients' messages; a focus's own name is kept whatever its length.
+MIN_SYNONYM_CHARS = 4
+# Entity types of the taxonomy → focus kinds (a campus or service is practical information).
+_ENTITY_KIND = {"doctor": "doctor", "department": "department", "condition": "condition", "treatment": "procedure"}
+# Steps of a resolution trail that mean the question names the entity itself.
+_DIRECT_STEPS = frozenset({"alias", "name", "snomed"})
+# SNOMED CT semantic tags (the parenthesised end of a fully specified name) → focus kinds.
+_SNOMED_TAG_KIND = {
+    "disorder": "condition",
+    "finding": "condition",
+    "morphologic abnormality": "condition",
+    "procedure": "procedure",
+    "regime/therapy": "procedure",
+    "substance": "drug",
+    "product": "drug",
+    "medicinal product": "drug",
+    "clinical drug": "drug",
+}
+_SNOMED_FSN = 900000000000003001
+_TAG = re.compile(r"\(([^()]+)\)\s*$")
+_DRUG_SUBSETS = frozenset({"11_MPlusDrugs_QA", "12_MPlusHerbsSupplements_QA"})
+_KIND_ORDER = {kind: i for i, kind in enumerate(("doctor", "condition", "drug", "procedure", "department"))}
+
+
+@dataclass(frozen=True)
+class Focus:
+    """The linked focus of a question.
+
+    ``text``: the focus as its source names it (entity name, SNOMED CT term, MedQuAD focus);
+    ``kind``: one of :data:`FOCUS_KINDS`; ``source``: ``"taxonomy"``, ``"snomed"`` or
+    ``"medquad"``; ``identifier``: the entity's slug, the SNOMED CT concept id or the UMLS CUI
+    ("" when MedQuAD gives none); ``matched``: the normalised words of the question that matched.
+    """
+
+    text: str
+    kind: str
+    source: str
+    identifier: str
+    matched: str
+
+
+@dataclass(frozen=True)
+class _Term:
+    focus: str
+    kind: str
+    cui: str
+
+
+class _Lexicon:
+    """MedQuAD's foci and UMLS synonyms by normalised term, with the index version it was read at."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.version = ""
+        self.checked = float("-inf")
+        self.terms: dict[str, _Term] = {}
+        self.longest = 0
+
+
+_LEXICON = _Lexicon()
+
+
+def medquad_lexicon() -> dict[str, _Term]:
+    """Normalised focus or synonym → its MedQuAD focus, kind and first CUI. Read from the
+    ingested documents' metadata (one query for the index version every
+    :data:`LEXICON_CHECK_S` s, one more when it changed); a focus wins over another focus's
+    synonym."""
+    from ingestion.models import Document
+    from ingestion.selectors import index_version
+
+    now = time.monotonic()
+    with _LEXICON.lock:
+        if now - _LEXICON.checked < LEXICON_CHECK_S:
+            return _LEXICON.terms
+        _LEXICON.checked = now
+        version = index_version()
+        if version == _LEXICON.version:
+            return _LEXICON.terms
+        rows = (
+            Document.objects.filter(metadata__has_key="focus")
+            .values_list("metadata__focus", "metadata__synonyms", "metadata__umls_cuis", "metadata__subset")
+            .distinct()
+        )
+        foci: dict[str, _Term] = {}
+        synonyms: dict[str, _Term] = {}
+        for focus, others, cuis, subset in rows:
+            if not isinstance(focus, str) or not focus.strip():
+                continue
+            term = _Term(
+                focus=focus.strip(),
+                kind="drug" if subset in _DRUG_SUBSETS else "condition",
+                cui=str(cuis[0]) if isinstance(cuis, list) and cuis else "",
+            )
+            foci.setdefault(text_normalise(focus), term)
+            for synonym in others if isinstance(others, list) else []:
+                normalised = text_normalise(synonym) if isinstance(synonym, str) else ""
+                if len(normalised) >= MIN_SYNONYM_CHARS:
+                    synonyms.setdefault(normalised, term)
+        _LEXICON.terms = {k: v for k, v in {**synonyms, **foci}.items() if k}
+        _LEXICON.longest = max((len(k.split()) for k in _LEXICON.terms), default=0)
+        _LEXICON.version = version
+        return _LEXICON.terms
+
+
+def medquad_lexicon_clear() -> None:
+    """Forget the lexicon (it is read again on next use)."""
+    with _LEXICON.lock:
+        _LEXICON.version, _LEXICON.checked, _LEXICON.terms, _LEXICON.longest = "", float("-inf"), {}, 0
+
+
+def _snomed_kind(concept_id: int) -> str:
+    from taxonomy.models import SnomedDescription
+
+    names = SnomedDescription.objects.filter(concept_id=concept_id, type_id=_SNOMED_FSN, active=True).values_list(
+        "term", flat=True
+    )
+    for name in names:
+        match = _TAG.search(name)
+        if match and match.group(1).strip().lower() in _SNOMED_TAG_KIND:
+            return _SNOMED_TAG_KIND[match.group(1).strip().lower()]
+    return ""
+
+
+def focus_link(*, question: str, resolution: Resolution | None) -> Focus | None:
+    """The focus of ``question`` (see the module docstring), or None when no source names one.
+
+    ``resolution``: the taxonomy's resolution of the same question (None: the taxonomy was not
+    asked; SNOMED CT and MedQuAD are still tried — SNOMED CT only through the resolution).
+    """
+    if resolution is not None:
+        direct = []
+        for resolved in resolution.entities:
+            kind = _ENTITY_KIND.get(str(resolved.entity.type))
+            steps = [str(step.get("step")) for step in resolved.trail]
+            if kind and steps and steps[-1] in _DIRECT_STEPS:
+                said = str(resolved.trail[0].get("text") or resolved.trail[0].get("term") or resolved.entity.name)
+                direct.append((len(text_normalise(said)), -_KIND_ORDER[kind], resolved, kind, said))
+        if direct:
+            _, _, resolved, kind, said = max(direct, key=lambda d: (d[0], d[1]))
+            return Focus(
+                text=resolved.entity.name,
+                kind=kind,
+                source="taxonomy",
+                identifier=resolved.entity.slug,
+                matched=text_normalise(said),
+            )
+    medquad = _medquad_focus(question)
+    # SNOMED CT and MedQuAD: the longer match wins ("wilson disease" over SNOMED CT's "disease"),
+    # SNOMED CT on a tie; a concept whose tag names no focus kind (a body structure) is passed.
+    words = len(medquad.matched.split()) if medquad else 0
+    concepts = resolution.concepts if resolution is not None else []
+    for concept in sorted(concepts, key=lambda c: -len(text_normalise(str(c.get("matched_term") or "")).split())):
+        term = str(concept.get("matched_term") or "")
+        if len(text_normalise(term).split()) < words:
+            break
+        kind = _snomed_kind(int(str(concept["concept_id"])))
+        if kind:
+            return Focus(
+                text=term,
+                kind=kind,
+                source="snomed",
+                identifier=str(concept["concept_id"]),
+                matched=text_normalise(term),
+            )
+    return medquad
+
+
+def _medquad_focus(question: str) -> Focus | None:
+    lexicon = medquad_lexicon()
+    if not lexicon:
+        return None
+    grams = ngrams(text_normalise(question), max_n=max(1, _LEXICON.longest))
+    found = [gram for gram in grams if gram in lexicon]
+    if not found:
+        return None
+    gram = max(found, key=lambda g: (len(g.split()), len(g)))
+    entry = lexicon[gram]
+    return Focus(text=entry.focus, kind=entry.kind, source="medquad", identifier=entry.cui, matched=gram)
