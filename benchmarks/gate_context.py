@@ -41,10 +41,12 @@ def main(set_names: list[str]) -> None:
     import numpy as np
 
     from benchmarks.common import results_write
+    from core.text import sentences_split
     from evaluation.calibration import operating_point_with_max_false_refusal, roc_auc, youden_optimum
     from evaluation.judges.base import JudgeInput
     from evaluation.judges.local import LocalJudge
     from evaluation.metrics.criteria import FAITHFULNESS_PASS, RELEVANCY_PASS
+    from ingestion.chunking import chunk_sentences
     from zolsearch.search import selectors
     from zolsearch.search.config import MEASUREMENT_OVERRIDES, pipeline_config_default
     from zolsearch.search.gate import CONTEXT_WEIGHT, QUESTION_WEIGHT
@@ -81,9 +83,10 @@ def main(set_names: list[str]) -> None:
             parts = []
             for chunk_id in cited:
                 if chunk_id in state.filtered and chunk_id in stored:
-                    from core.text import sentences_split
-
-                    sentences = sentences_split(chunk_source_text(state.chunks[chunk_id]))
+                    chunk = state.chunks[chunk_id]
+                    sentences = chunk_sentences(
+                        summary=chunk.document.summary, position=chunk.position, text=chunk.text
+                    )
                     kept = set(sentences_split(state.filtered[chunk_id]))
                     _, matrix = stored[chunk_id]
                     rows_kept = [matrix[i] for i, s in enumerate(sentences) if s in kept and i < len(matrix)]

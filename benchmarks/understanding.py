@@ -177,8 +177,6 @@ def focus_accuracy(set_names: list[str]) -> dict[str, object]:
     practical, expects no focus). Returns ``{"sets": {set: {bucket: {"n", "linked",
     "correct"}}}, "labelled": {bucket: {"n", "kind"}}, "misses": [...]}`` (shares in [0, 1]).
     """
-    import json
-
     from core.text import text_normalise
     from taxonomy.resolver import text_resolve
     from zolsearch.search.focus import FOCUS_KINDS, focus_link

@@ -35,6 +35,12 @@ def chunk_source_text_compose(*, summary: str, position: int, text: str) -> str:
     return f"{summary}\n{text}" if summary and position == 0 else text
 
 
+def chunk_sentences(*, summary: str, position: int, text: str) -> list[str]:
+    """The sentences FILCO scores for one chunk, at ingestion (their stored vectors) and per
+    request alike: :func:`core.text.sentences_split` of :func:`chunk_source_text_compose`."""
+    return sentences_split(chunk_source_text_compose(summary=summary, position=position, text=text))
+
+
 def sentences_digest(sentences: Sequence[str]) -> str:
     """SHA-256 hex digest (64 characters) of ``sentences`` joined by newlines: what stored
     sentence vectors were computed from, compared at query time so vectors of another split

@@ -22,8 +22,7 @@ from django.utils import timezone
 
 from core.providers.embeddings import EmbeddingProvider, embedding_provider_get
 from core.runs import run_abandon, run_claim
-from core.text import sentences_split
-from ingestion.chunking import ChunkDraft, chunk_source_text_compose, chunks_build, sentences_digest
+from ingestion.chunking import ChunkDraft, chunk_sentences, chunks_build, sentences_digest
 from ingestion.connectors import connector_get
 from ingestion.connectors.base import BadRecord, Connector, DocumentRecord, SkippedRecord
 from ingestion.models import Chunk, ChunkEmbedding, ChunkSentenceVectors, Document, IngestionRun, Source
@@ -144,40 +143,29 @@ def _embed(provider: EmbeddingProvider, texts: list[str]) -> list[Any]:
     return vectors
 
 
-def chunk_sentences(*, summary: str, position: int, text: str) -> list[str]:
-    """The sentences FILCO scores for one chunk: :func:`core.text.sentences_split` of its source
-    text (:func:`ingestion.chunking.chunk_source_text_compose`)."""
-    return sentences_split(chunk_source_text_compose(summary=summary, position=position, text=text))
-
-
-def sentence_vectors_pack(vectors: Any) -> bytes:
-    """``(n, d)`` float vectors → the float16 little-endian bytes of
-    :attr:`ChunkSentenceVectors.vectors`."""
-    return np.asarray(vectors, dtype="<f2").tobytes()
-
-
-def sentence_vectors_row(*, chunk: Chunk, sentences: list[str], vectors: Any, model_key: str) -> ChunkSentenceVectors:
-    """An unsaved :class:`ChunkSentenceVectors` of ``chunk``: ``vectors`` ``(len(sentences), d)``."""
-    matrix = np.asarray(vectors, dtype=np.float32).reshape(len(sentences), -1)
-    return ChunkSentenceVectors(
-        chunk=chunk,
-        model_key=model_key,
-        digest=sentences_digest(sentences),
-        count=len(sentences),
-        dimensions=int(matrix.shape[1]) if len(sentences) else 0,
-        vectors=sentence_vectors_pack(matrix),
-    )
+def _sentence_vectors_store(*, pairs: list[tuple[Chunk, list[str]]], vectors: list, model_key: str) -> None:
+    """Store the :class:`ChunkSentenceVectors` of each ``(chunk, its sentences)``; ``vectors``
+    holds the sentences' vectors in the same order (``Σ len(sentences)`` rows of ``(d,)``)."""
+    rows, offset = [], 0
+    for chunk, sentences in pairs:
+        matrix = np.asarray(vectors[offset : offset + len(sentences)], dtype="<f2")
+        offset += len(sentences)
+        rows.append(
+            ChunkSentenceVectors(
+                chunk=chunk,
+                model_key=model_key,
+                digest=sentences_digest(sentences),
+                count=len(sentences),
+                dimensions=int(matrix.shape[1]) if matrix.ndim == 2 else 0,
+                vectors=matrix.tobytes(),
+            )
+        )
+    ChunkSentenceVectors.objects.bulk_create(rows)
 
 
 def _chunks_store(
-    *,
-    document: Document,
-    drafts: list[ChunkDraft],
-    vectors: list,
-    sentences: list[list[str]],
-    sentence_vectors: list,
-    provider: EmbeddingProvider,
-) -> None:
+    *, document: Document, drafts: list[ChunkDraft], vectors: list, provider: EmbeddingProvider
+) -> list[Chunk]:
     chunks = Chunk.objects.bulk_create(
         [
             Chunk(
@@ -199,18 +187,7 @@ def _chunks_store(
             for c, v in zip(chunks, vectors, strict=True)
         ]
     )
-    rows, offset = [], 0
-    for chunk, chunk_sentences_ in zip(chunks, sentences, strict=True):
-        rows.append(
-            sentence_vectors_row(
-                chunk=chunk,
-                sentences=chunk_sentences_,
-                vectors=sentence_vectors[offset : offset + len(chunk_sentences_)],
-                model_key=provider.key,
-            )
-        )
-        offset += len(chunk_sentences_)
-    ChunkSentenceVectors.objects.bulk_create(rows)
+    return chunks
 
 
 @dataclass
@@ -293,55 +270,40 @@ def documents_upsert(*, source: Source, records: Sequence[DocumentRecord], provi
         to_write.append((document, is_new, drafts))
 
     texts = [d.embedded_text for _, _, drafts in to_write for d in drafts] + [c.embedded_text for c in to_backfill]
-    sentences = [
-        [chunk_sentences(summary=document.summary, position=d.position, text=d.text) for d in drafts]
+    new_sentences = [
+        chunk_sentences(summary=document.summary, position=d.position, text=d.text)
         for document, _, drafts in to_write
+        for d in drafts
     ]
-    sentence_texts = [s for per_document in sentences for per_chunk in per_document for s in per_chunk]
-    sentence_texts += [s for _, per_chunk in sentences_backfill for s in per_chunk]
+    sentence_texts = [s for per_chunk in [*new_sentences, *(p for _, p in sentences_backfill)] for s in per_chunk]
     # One pass of the encoder over chunks and sentences (micro-batches of similar cost).
     embedded = _embed(provider, texts + sentence_texts)
     vectors, sentence_vectors = embedded[: len(texts)], embedded[len(texts) :]
-    offset = sentence_offset = 0
+    offset = 0
+    new_chunks: list[Chunk] = []
     with transaction.atomic():
-        for index, (document, is_new, drafts) in enumerate(to_write):
+        for document, is_new, drafts in to_write:
             document.save()
             if is_new:
                 result.created += 1
             else:
                 document.chunks.all().delete()
                 result.updated += 1
-            per_chunk = sentences[index]
-            count = sum(len(s) for s in per_chunk)
-            _chunks_store(
-                document=document,
-                drafts=drafts,
-                vectors=vectors[offset : offset + len(drafts)],
-                sentences=per_chunk,
-                sentence_vectors=sentence_vectors[sentence_offset : sentence_offset + count],
-                provider=provider,
+            new_chunks += _chunks_store(
+                document=document, drafts=drafts, vectors=vectors[offset : offset + len(drafts)], provider=provider
             )
             offset += len(drafts)
-            sentence_offset += count
         ChunkEmbedding.objects.bulk_create(
             [
                 ChunkEmbedding(chunk=c, model_key=provider.key, dimensions=len(v), vector=v)
                 for c, v in zip(to_backfill, vectors[offset:], strict=True)
             ]
         )
-        rows = []
-        for chunk, its_sentences in sentences_backfill:
-            count = len(its_sentences)
-            rows.append(
-                sentence_vectors_row(
-                    chunk=chunk,
-                    sentences=its_sentences,
-                    vectors=sentence_vectors[sentence_offset : sentence_offset + count],
-                    model_key=provider.key,
-                )
-            )
-            sentence_offset += count
-        ChunkSentenceVectors.objects.bulk_create(rows)
+        _sentence_vectors_store(
+            pairs=[*zip(new_chunks, new_sentences, strict=True), *sentences_backfill],
+            vectors=sentence_vectors,
+            model_key=provider.key,
+        )
     result.chunks = len(texts)
     return result
 

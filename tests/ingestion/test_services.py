@@ -232,9 +232,8 @@ def test_sentence_vectors_are_stored_with_the_chunks_and_backfilled(tmp_path: Pa
     file is ingested again THEN only the sentence vectors are embedded again."""
     import numpy as np
 
-    from ingestion.chunking import sentences_digest
+    from ingestion.chunking import chunk_sentences, sentences_digest
     from ingestion.models import ChunkSentenceVectors
-    from ingestion.services import chunk_sentences
     from zolsearch.search.selectors import chunk_sentence_vectors
 
     rows = _rows()

@@ -12,7 +12,7 @@ the question (SNOMED CT on a tie); within one source the longest match wins:
    are routing, not the focus;
 2. **SNOMED CT descriptions**: the concept whose description the question names longest; its
    kind from the semantic tag of its fully specified name ("(disorder)" → condition, one query
-   per concept tried);
+   for the candidate concepts);
 3. **MedQuAD's focus annotations** (Ben Abacha & Demner-Fushman, BMC Bioinformatics 2019): the
    ``<Focus>`` of each ingested MedQuAD document and its UMLS ``<Synonyms>`` (of at least
    :data:`MIN_SYNONYM_CHARS` characters), with the UMLS CUI
@@ -147,17 +147,19 @@ def medquad_lexicon_clear() -> None:
         _LEXICON.version, _LEXICON.checked, _LEXICON.terms, _LEXICON.longest = "", float("-inf"), {}, 0
 
 
-def _snomed_kind(concept_id: int) -> str:
+def _snomed_kinds(concept_ids: list[int]) -> dict[int, str]:
+    """Focus kind of each concept from the semantic tag of its active fully specified name (one
+    query); concepts whose tag names no focus kind are absent."""
     from taxonomy.models import SnomedDescription
 
-    names = SnomedDescription.objects.filter(concept_id=concept_id, type_id=_SNOMED_FSN, active=True).values_list(
-        "term", flat=True
-    )
-    for name in names:
+    kinds: dict[int, str] = {}
+    names = SnomedDescription.objects.filter(concept_id__in=concept_ids, type_id=_SNOMED_FSN, active=True)
+    for concept_id, name in names.values_list("concept_id", "term"):
         match = _TAG.search(name)
-        if match and match.group(1).strip().lower() in _SNOMED_TAG_KIND:
-            return _SNOMED_TAG_KIND[match.group(1).strip().lower()]
-    return ""
+        kind = _SNOMED_TAG_KIND.get(match.group(1).strip().lower()) if match else None
+        if kind:
+            kinds.setdefault(concept_id, kind)
+    return kinds
 
 
 def focus_link(*, question: str, resolution: Resolution | None) -> Focus | None:
@@ -187,19 +189,23 @@ def focus_link(*, question: str, resolution: Resolution | None) -> Focus | None:
     # SNOMED CT and MedQuAD: the longer match wins ("wilson disease" over SNOMED CT's "disease"),
     # SNOMED CT on a tie; a concept whose tag names no focus kind (a body structure) is passed.
     words = len(medquad.matched.split()) if medquad else 0
-    concepts = resolution.concepts if resolution is not None else []
-    for concept in sorted(concepts, key=lambda c: -len(text_normalise(str(c.get("matched_term") or "")).split())):
-        term = str(concept.get("matched_term") or "")
-        if len(text_normalise(term).split()) < words:
-            break
-        kind = _snomed_kind(int(str(concept["concept_id"])))
-        if kind:
+    candidates = sorted(
+        (
+            (
+                text_normalise(str(c.get("matched_term") or "")),
+                str(c.get("matched_term") or ""),
+                int(str(c["concept_id"])),
+            )
+            for c in (resolution.concepts if resolution is not None else [])
+        ),
+        key=lambda c: -len(c[0].split()),
+    )
+    candidates = [c for c in candidates if len(c[0].split()) >= words]
+    kinds = _snomed_kinds([concept_id for _, _, concept_id in candidates]) if candidates else {}
+    for matched, term, concept_id in candidates:
+        if concept_id in kinds:
             return Focus(
-                text=term,
-                kind=kind,
-                source="snomed",
-                identifier=str(concept["concept_id"]),
-                matched=text_normalise(term),
+                text=term, kind=kinds[concept_id], source="snomed", identifier=str(concept_id), matched=matched
             )
     return medquad
 

@@ -216,11 +216,11 @@ def chunk_sentence_vectors(*, ids: Sequence[int], model_key: str) -> dict[int, t
     → ``(digest, (count, d) float32)`` (see :class:`ingestion.models.ChunkSentenceVectors`);
     chunks without a row are absent."""
     rows = ChunkSentenceVectors.objects.filter(chunk_id__in=list(ids), model_key=model_key).values_list(
-        "chunk_id", "digest", "count", "vectors"
+        "chunk_id", "digest", "count", "dimensions", "vectors"
     )
     return {
-        chunk_id: (digest, np.frombuffer(bytes(raw), dtype="<f2").astype(np.float32).reshape(count, -1))
-        for chunk_id, digest, count, raw in rows
+        chunk_id: (digest, np.frombuffer(bytes(raw), dtype="<f2").astype(np.float32).reshape(count, dimensions))
+        for chunk_id, digest, count, dimensions, raw in rows
     }
 
 

@@ -10,13 +10,12 @@ import numpy as np
 
 from core.providers.embeddings import EmbeddingProvider
 from core.providers.rerank import RerankUnavailable, reranker_get
-from core.text import STOPWORDS, sentences_split, text_normalise
-from ingestion.chunking import sentences_digest
+from core.text import STOPWORDS, text_normalise
+from ingestion.chunking import chunk_sentences, sentences_digest
 from ingestion.models import Chunk
 from zolsearch.search import selectors
 from zolsearch.search.contract import Intent, Outcome
 from zolsearch.search.filco import filco_keep
-from zolsearch.search.generation import chunk_source_text
 from zolsearch.search.rerank import rerank_candidates
 from zolsearch.search.stages.base import SearchState, Stage, StopPipeline
 from zolsearch.search.stages.retrieval import authority_applies, dense_retrieve, fuse, lexical_retrieve, retrieval_depth
@@ -301,7 +300,7 @@ class FilcoStage(Stage):
         config = state.config
         chunks = [state.chunks[i] for i, _ in state.fused[: config.answer_chunks] if i in state.chunks]
         per_chunk = [
-            (chunk, sentences_split(chunk_source_text(chunk)))
+            (chunk, chunk_sentences(summary=chunk.document.summary, position=chunk.position, text=chunk.text))
             for chunk in chunks
             if (chunk.language or state.language) == state.language
         ]
