@@ -84,3 +84,63 @@ def test_the_stage_scores_stored_sentence_vectors_as_the_encoder_would() -> None
         assert sentences <= set(embedded)
     assert fresh.filtered == stored.filtered
     assert fresh.trace.retrieval.filco_removed == stored.trace.retrieval.filco_removed
+
+
+def test_a_filtered_chunk_is_the_unit_mean_of_its_kept_sentences() -> None:
+    import numpy as np
+
+    from zolsearch.search.filco import kept_vector
+
+    vectors = np.array([[3.0, 0.0], [0.0, 4.0], [5.0, 5.0]], dtype=np.float16)
+    np.testing.assert_allclose(kept_vector(vectors, [True, True, False]), [0.6, 0.8], atol=1e-6)
+    np.testing.assert_allclose(kept_vector(vectors, [False, False, True]), [2**-0.5, 2**-0.5], atol=1e-6)
+    assert kept_vector(vectors, [False] * 3).dtype == np.float32  # nothing kept: every sentence counts
+    np.testing.assert_allclose(kept_vector(vectors, [False] * 3), kept_vector(vectors, [True] * 3))
+    assert kept_vector(np.zeros((0, 2)), []).tolist() == [0.0, 0.0]
+    with pytest.raises(ValueError):
+        kept_vector(vectors, [True])
+
+
+@pytest.mark.django_db
+def test_the_gate_embeds_the_answer_only_and_scores_the_kept_sentences() -> None:
+    """GIVEN FILCO filtering the answer chunks (a threshold every sentence is under)
+    WHEN the gate scores the draft THEN the encoder sees the answer and no filtered passage, and
+    the gate's context alignment is the answer's cosine with the mean of FILCO's kept-sentence
+    vectors of the cited filtered chunks and the stored vectors of the other cited chunks."""
+    import numpy as np
+
+    from core.providers.embeddings import embedding_provider_get
+    from zolsearch.search import selectors
+    from zolsearch.search.generation import answer_plain
+
+    config = pipeline_config_default().with_overrides(filco_enabled=True, filco_threshold=1.0, crag_enabled=False)
+    provider = embedding_provider_get()
+    embedded: list[str] = []
+    original = type(provider)._embed_passages
+
+    def counting(self, texts):  # type: ignore[no-untyped-def]
+        embedded.extend(texts)
+        return original(self, texts)
+
+    provider._cache[0].clear()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(type(provider), "_embed_passages", counting)
+        state = pipeline_run(
+            request=SearchRequest(
+                question="Which signs and symptoms do people with ABCD syndrome have?", language="en"
+            ),
+            config=config,
+        )
+    assert state.draft is not None and state.gate is not None
+    cited = state.draft.cited_chunk_ids
+    assert set(cited) & set(state.filtered_vectors)  # a cited chunk was filtered
+    answer = answer_plain(state.documents_text or state.draft.text)
+    assert answer in embedded and not set(state.filtered.values()) & set(embedded)
+    parts = [state.filtered_vectors[i] for i in cited if i in state.filtered_vectors]
+    others = [i for i in cited if i not in state.filtered_vectors]
+    if others:
+        parts.extend(selectors.chunk_vectors(ids=others, model_key=provider.key))
+    context = np.mean(parts, axis=0)
+    a = provider.embed_passages([answer])[0]
+    expected = float(a @ context) / float(np.linalg.norm(a) * np.linalg.norm(context))
+    assert state.gate.context_alignment == pytest.approx(expected, abs=1e-5)

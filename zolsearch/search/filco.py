@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import numpy as np
+
 
 def filco_keep(scores: Sequence[float], *, threshold: float, max_removed: float, min_kept: int) -> list[bool]:
     """Keep mask over sentences with ``scores`` (cosines in [-1, 1], in reading order).
@@ -27,3 +29,23 @@ def filco_keep(scores: Sequence[float], *, threshold: float, max_removed: float,
     below = sorted((s, -i, i) for i, s in enumerate(scores) if s < threshold)
     removed = {i for _, _, i in below[:budget]}
     return [i not in removed for i in range(n)]
+
+
+def kept_vector(vectors: np.ndarray, keep: Sequence[bool]) -> np.ndarray:
+    """The vector of a filtered chunk: the L2-normalised mean of the rows of ``vectors``
+    (``(n, d)`` sentence vectors, any float dtype) that ``keep`` (length n) keeps, as ``(d,)``
+    float32; all rows when none is kept, zeros when ``vectors`` is empty. The fast gate compares
+    the answer with it instead of embedding the filtered text again (measured as the
+    ``sentences`` context of ``benchmarks/gate_context.py``: ROC AUC 0.871 vs 0.873 on
+    medquad-dev). Raises ``ValueError`` when ``keep`` and ``vectors`` differ in length."""
+    if len(keep) != len(vectors):
+        raise ValueError(f"keep mask of {len(keep)} for {len(vectors)} sentence vectors")
+    rows = np.asarray(vectors, dtype=np.float32)
+    mask = np.asarray(keep, dtype=bool)
+    if mask.any():
+        rows = rows[mask]
+    if not len(rows):
+        return np.zeros(rows.shape[1:], dtype=np.float32)
+    mean = rows.mean(axis=0)
+    norm = float(np.linalg.norm(mean))
+    return mean / norm if norm else mean

@@ -68,6 +68,7 @@ class SearchState:
     ``qtype``, ``focus``, ``search_query``, ``search_vector`` (understanding);
     ``query_vector`` (embed_query); ``dense``, ``lexical``, ``lexical_backend`` (retrievers:
     ``[(chunk id, score)]`` best first; dense cosine similarity in [-1, 1], BM25 ≥ 0);
+    ``filtered``, ``filtered_vectors`` (FILCO);
     ``fused``, ``chunks`` (fusion: RRF scores; keyword rescue adds to both; the reranker
     reorders ``fused`` and adds ``rerank``, its scores; CRAG may replace all of them);
     ``draft``, ``documents_text`` (generate);
@@ -100,6 +101,8 @@ class SearchState:
     chunks: dict[int, Chunk] = field(default_factory=dict)
     rerank: dict[int, float] = field(default_factory=dict)  # chunk id → reranker score
     filtered: dict[int, str] = field(default_factory=dict)  # chunk id → its text after FILCO
+    # chunk id → (d,) float32 unit vector: the mean of the vectors of the sentences FILCO kept
+    filtered_vectors: dict[int, np.ndarray] = field(default_factory=dict)
     cache_hit: int | None = None  # the semantic cache entry the draft and gate came from
     cache_vector: np.ndarray | None = None  # vector of the normalised question (the cache key)
     cache_index_version: str = ""  # the index version the lookup used (the store reuses it)

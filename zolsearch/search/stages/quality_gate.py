@@ -14,20 +14,20 @@ from zolsearch.search.stages.base import SearchState, Stage, StopPipeline
 def draft_gate_vectors(state: SearchState) -> tuple[np.ndarray, np.ndarray]:
     """``(answer, context)`` vectors (``(d,)`` float32) the gate compares for ``state``'s draft:
     its retrieved part (before graph facts were pinned) embedded as a passage, and the mean of
-    the context it was written from: FILCO's text of a filtered chunk (embedded now), else the
-    chunk's stored vector (computed at ingestion). Gate calibration uses it too, so it scores
-    what the gate scores."""
+    the context it was written from: for a chunk FILCO filtered, the normalised mean of the
+    vectors of the sentences it kept (``filtered_vectors``: stored at ingestion or embedded by
+    FILCO, never embedded again here); else the chunk's stored vector (computed at ingestion).
+    The only encoder call is the answer's. Before 2026-11-25 the filtered text was embedded
+    again: 12 ms p50 / 25 ms p95 more per request (docs/BENCHMARKS.md)."""
     assert state.draft is not None
     cited = state.draft.cited_chunk_ids
-    filtered = [i for i in cited if i in state.filtered]
-    # One encoder call for the answer and the filtered passages.
-    embedded = state.provider.embed_passages(
-        [answer_plain(state.documents_text or state.draft.text), *(state.filtered[i] for i in filtered)]
+    answer_vector = state.provider.embed_passages([answer_plain(state.documents_text or state.draft.text)])[0]
+    parts = [state.filtered_vectors[i] for i in cited if i in state.filtered_vectors]
+    stored = selectors.chunk_vectors(
+        ids=[i for i in cited if i not in state.filtered_vectors], model_key=state.provider.key
     )
-    answer_vector, fresh = embedded[0], embedded[1:]
-    stored = selectors.chunk_vectors(ids=[i for i in cited if i not in state.filtered], model_key=state.provider.key)
-    if len(fresh):
-        stored = np.vstack([fresh, stored]) if len(stored) else fresh
+    if parts:
+        stored = np.vstack([np.vstack(parts), stored]) if len(stored) else np.vstack(parts)
     return answer_vector, (stored.mean(axis=0) if len(stored) else answer_vector * 0)
 
 
@@ -35,14 +35,15 @@ class GateStage(Stage):
     """Fast quality gate: 0.7·cos(answer, context) + 0.3·cos(question, answer) ≥ threshold.
 
     Threshold: the calibrated one of the question's language, else the model's.
-    Context vector: the mean of the stored vectors of the chunks the answer cites (computed at
-    ingestion, so the gate embeds only the answer). Scores the retrieved part of the draft (the
+    Context vector: the mean over the chunks the answer cites of FILCO's vector of the sentences
+    it kept, else the chunk's stored vector (:func:`draft_gate_vectors`; the gate embeds only
+    the answer). Scores the retrieved part of the draft (the
     text before graph facts were pinned).
     """
 
     name = "gate"
     cached = True
-    reads = frozenset({"draft", "documents_text", "query_vector", "provider", "config", "language", "filtered"})
+    reads = frozenset({"draft", "documents_text", "query_vector", "provider", "config", "language", "filtered_vectors"})
     adds = frozenset({"gate"})
 
     def applies(self, state: SearchState) -> bool:

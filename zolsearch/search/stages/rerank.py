@@ -15,7 +15,7 @@ from ingestion.chunking import chunk_sentences, sentences_digest
 from ingestion.models import Chunk
 from zolsearch.search import selectors
 from zolsearch.search.contract import Intent, Outcome
-from zolsearch.search.filco import filco_keep
+from zolsearch.search.filco import filco_keep, kept_vector
 from zolsearch.search.rerank import rerank_candidates
 from zolsearch.search.stages.base import SearchState, Stage, StopPipeline
 from zolsearch.search.stages.retrieval import authority_applies, dense_retrieve, fuse, lexical_retrieve, retrieval_depth
@@ -109,6 +109,7 @@ def rerank_apply(
         priorities=state.config.source_priorities if state.config.source_authority_enabled else {},
         authority_intent=authority_applies(state),
         qtype=state.qtype,
+        focus=state.focus.text if state.focus is not None else "",
     )
     ids = [i for i, _ in fused if i in chunks]
     scores = reranker.rerank(query, candidates)
@@ -134,7 +135,7 @@ class RerankStage(Stage):
     cached = True
     reads = frozenset(
         {"request", "search_query", "search_vector", "language", "config", "provider", "query_vector", "dense"}
-        | {"lexical", "fused", "chunks", "intent", "qtype", "question"}
+        | {"lexical", "fused", "chunks", "intent", "qtype", "focus", "question"}
     )
     adds = frozenset({"fused", "chunks", "rerank"})
 
@@ -194,7 +195,7 @@ class CragStage(Stage):
     cached = True
     reads = frozenset(
         {"request", "search_query", "search_vector", "language", "config", "provider", "query_vector", "intent"}
-        | {"pinned", "rerank", "fused", "chunks", "qtype", "question"}
+        | {"pinned", "rerank", "fused", "chunks", "qtype", "focus", "question"}
     )
     adds = frozenset({"fused", "chunks", "rerank", "dense", "lexical"})
 
@@ -274,7 +275,9 @@ def sentence_vectors(provider: EmbeddingProvider, per_chunk: list[tuple[Chunk, l
 
 class FilcoStage(Stage):
     """FILCO (:mod:`zolsearch.search.filco`) on the chunks the answer is written from: the
-    filtered text of each (``filtered``: chunk id → text) feeds generation and the gate. Bypassed
+    filtered text of each (``filtered``: chunk id → text) feeds generation, and the normalised mean
+    of its kept sentences' vectors (``filtered_vectors``: chunk id → ``(d,)`` float32) is the
+    gate's context for that chunk, so the gate does not embed the text again. Bypassed
     for questions of fewer than ``filco_min_words`` words, for languages in
     ``filco_bypass_languages``, and per chunk when the chunk's language differs from the
     question's (cross-lingual). Sentence vectors come from ingestion where stored
@@ -285,7 +288,7 @@ class FilcoStage(Stage):
     reads = frozenset(
         {"question", "language", "config", "provider", "query_vector", "search_vector", "fused", "chunks"}
     )
-    adds = frozenset({"filtered"})
+    adds = frozenset({"filtered", "filtered_vectors"})
 
     def applies(self, state: SearchState) -> bool:
         config = state.config
@@ -319,7 +322,9 @@ class FilcoStage(Stage):
                 max_removed=config.filco_max_removed,
                 min_kept=config.filco_min_kept,
             )
+            state.filtered_vectors[chunk.id] = kept_vector(vectors[offset : offset + len(sentences)], mask)
             offset += len(sentences)
             removed += mask.count(False)
             state.filtered[chunk.id] = " ".join(s for s, keep in zip(sentences, mask, strict=True) if keep)
+
         state.trace.retrieval.filco_removed = removed
