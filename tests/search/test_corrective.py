@@ -57,6 +57,49 @@ def test_reranker_orders_the_candidates_and_keeps_top_k() -> None:
     assert "rerank" in state.timings_ms and "crag" in state.timings_ms
 
 
+def test_the_focus_feature_marks_the_pages_about_the_linked_focus() -> None:
+    """GIVEN a question naming a MedQuAD focus
+    WHEN its candidates are featurised THEN ``focus_match`` is 1 exactly for the candidates whose
+    document's MedQuAD focus (or a synonym) is the linked focus, and 0 for all without a focus."""
+    from zolsearch.search.focus import document_foci
+    from zolsearch.search.rerank import rerank_candidates
+
+    state = pipeline_run(request=SearchRequest(question=QUESTION, language="en"), config=pipeline_config_default())
+    assert state.focus is not None and state.focus.source == "medquad"
+    ids = [i for i, _ in state.fused if i in state.chunks]
+    candidates = rerank_candidates(
+        question=QUESTION,
+        language="en",
+        fused=state.fused,
+        chunks=state.chunks,
+        dense=state.dense,
+        lexical=state.lexical,
+        query_vector=state.query_vector,
+        model_key=state.provider.key,
+        priorities={},
+        focus=state.focus.text,
+    )
+    marks = [c.features["focus_match"] for c in candidates]
+    about = [state.chunks[i].document.metadata.get("focus") == state.focus.text for i in ids]
+    assert marks == [1.0 if a else 0.0 for a in about] and any(about) and not all(about)
+    unfocused = rerank_candidates(
+        question=QUESTION,
+        language="en",
+        fused=state.fused,
+        chunks=state.chunks,
+        dense=state.dense,
+        lexical=state.lexical,
+        query_vector=state.query_vector,
+        model_key=state.provider.key,
+        priorities={},
+    )
+    assert all(c.features["focus_match"] == 0.0 for c in unfocused)
+    assert document_foci({"focus": "ABCD Syndrome", "synonyms": ["BRWS", "Albinism-black lock"]}) == frozenset(
+        {"abcd syndrome", "brws", "albinism black lock"}
+    )
+    assert document_foci({"title": "Parking"}) == frozenset()
+
+
 def test_think_harder_reranks_a_deeper_pool() -> None:
     config = pipeline_config_default()
     state = pipeline_run(request=SearchRequest(question=QUESTION, language="en", think_harder=True), config=config)

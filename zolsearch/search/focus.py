@@ -141,6 +141,17 @@ def medquad_lexicon() -> dict[str, _Term]:
         return _LEXICON.terms
 
 
+def document_foci(metadata: dict[str, object]) -> frozenset[str]:
+    """The normalised foci a document is about (:func:`core.text.text_normalise`): its MedQuAD
+    ``metadata["focus"]`` and its UMLS ``metadata["synonyms"]``; empty for a document without
+    them (hospital pages, RIVM). A linked :class:`Focus` whose normalised text is among them is
+    the page's own subject (the reranker's ``focus_match`` feature)."""
+    focus, synonyms = metadata.get("focus"), metadata.get("synonyms")
+    names = [focus] if isinstance(focus, str) else []
+    names += [s for s in synonyms if isinstance(s, str)] if isinstance(synonyms, list) else []
+    return frozenset(n for n in (text_normalise(name) for name in names) if n)
+
+
 def medquad_lexicon_clear() -> None:
     """Forget the lexicon (it is read again on next use)."""
     with _LEXICON.lock:

@@ -14,9 +14,10 @@ from collections.abc import Sequence
 import numpy as np
 
 from core.providers.rerank import RerankCandidate
-from core.text import terms_stem
+from core.text import terms_stem, text_normalise
 from ingestion.models import SOURCE_PRIORITY_MAX, Chunk
 from zolsearch.search import selectors
+from zolsearch.search.focus import document_foci
 
 
 def chunk_head(chunk: Chunk) -> str:
@@ -54,6 +55,7 @@ def rerank_candidates(
     priorities: dict[str, int],
     authority_intent: bool = False,
     qtype: str = "",
+    focus: str = "",
 ) -> list[RerankCandidate]:
     """One :class:`RerankCandidate` per fused id present in ``chunks``, in fused order.
 
@@ -63,7 +65,10 @@ def rerank_candidates(
     ``authority_intent``: the question's intent wants the hospital's own pages (practical
     information, complaints, routing); it switches on the ``priority_for_intent`` feature.
     ``qtype``: the question type understanding predicted (MedQuAD's types; "" unknown), matched
-    against a document's ``metadata["qtype"]``.
+    against a document's ``metadata["qtype"]``. ``focus``: the question's linked focus
+    (:class:`zolsearch.search.focus.Focus` text; "" none), matched after
+    :func:`core.text.text_normalise` against a document's ``metadata["focus"]`` and
+    ``metadata["synonyms"]`` (MedQuAD's focus and its UMLS synonyms).
     """
     ids = [i for i, _ in fused if i in chunks]
     dense_scores = dict(dense)
@@ -76,6 +81,7 @@ def rerank_candidates(
     lexical_scores = dict(lexical)
     best_bm25 = max(lexical_scores.values(), default=0.0) or 1.0
     stems_by_language: dict[str, set[str]] = {}
+    focus_key = text_normalise(focus) if focus else ""
     candidates = []
     for rank, chunk_id in enumerate(ids, start=1):
         chunk = chunks[chunk_id]
@@ -93,6 +99,7 @@ def rerank_candidates(
             "title_precision": _precision(chunk.document.title, stems, chunk_language),
             "language_match": 1.0 if chunk_language == language else 0.0,
             "qtype_match": 1.0 if qtype and qtype != "none" and chunk.document.metadata.get("qtype") == qtype else 0.0,
+            "focus_match": 1.0 if focus_key and focus_key in document_foci(chunk.document.metadata) else 0.0,
             "priority": priority,
             "priority_for_intent": priority if authority_intent else 0.0,
             "lexical_hit": 1.0 if chunk_id in lexical_scores else 0.0,
