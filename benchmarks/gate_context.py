@@ -1,11 +1,16 @@
-"""Two ways for the fast gate to represent the context a draft was written from, on the same
-drafts (evidence for issue 13 item 2: the gate's encoder call is the largest part of a request).
+"""Three ways for the fast gate to represent a draft and the context it was written from, on the
+same drafts (evidence for issue 13 item 2: the gate's encoder call is the largest part of a
+request).
 
-- ``passages`` (the product today, :func:`zolsearch.search.stages.quality_gate.draft_gate_vectors`):
+- ``passages`` (the product until 2026-11-24):
   FILCO's filtered text of each cited chunk embedded now, else the chunk's stored vector; mean.
 - ``sentences``: a filtered chunk is the L2-normalised mean of its kept sentences' vectors stored
   at ingestion (:class:`ingestion.models.ChunkSentenceVectors`), so the gate embeds the answer
-  only; unfiltered chunks as above.
+  only; unfiltered chunks as above (the product since 2026-11-24,
+  :func:`zolsearch.search.stages.quality_gate.draft_gate_vectors`).
+- ``stored``: that context, and the draft itself as the L2-normalised mean of its sentences'
+  stored vectors (:func:`zolsearch.search.stages.quality_gate.answer_sentences_vector`; the
+  embedded draft when a sentence is not stored): no encoder call at all.
 
 Per golden question (safety stages and the gate off, so every question is drafted; FILCO on as
 by default): both context vectors, the draft's vector, the local judge's verdict (faithfulness
@@ -41,23 +46,22 @@ def main(set_names: list[str]) -> None:
     import numpy as np
 
     from benchmarks.common import results_write
-    from core.text import sentences_split
     from evaluation.calibration import operating_point_with_max_false_refusal, roc_auc, youden_optimum
     from evaluation.judges.base import JudgeInput
     from evaluation.judges.local import LocalJudge
     from evaluation.metrics.criteria import FAITHFULNESS_PASS, RELEVANCY_PASS
-    from ingestion.chunking import chunk_sentences
     from zolsearch.search import selectors
     from zolsearch.search.config import MEASUREMENT_OVERRIDES, pipeline_config_default
     from zolsearch.search.gate import CONTEXT_WEIGHT, QUESTION_WEIGHT
     from zolsearch.search.generation import answer_plain, chunk_source_text
     from zolsearch.search.pipeline import SearchRequest, pipeline_run
-    from zolsearch.search.stages.quality_gate import draft_gate_vectors
+    from zolsearch.search.stages.quality_gate import answer_sentences_vector, draft_gate_vectors
 
     config = pipeline_config_default().with_overrides(**MEASUREMENT_OVERRIDES)
     judge = LocalJudge.from_settings()
     rows: dict[str, list[dict[str, object]]] = defaultdict(list)
     timings: dict[str, list[float]] = defaultdict(list)
+    unmatched = 0
     for name in set_names:
         for line in (BASE_DIR / "data" / "golden" / f"{name}.jsonl").read_text(encoding="utf-8").splitlines():
             item = json.loads(line) if line.strip() else None
@@ -69,35 +73,29 @@ def main(set_names: list[str]) -> None:
             if state.draft is None or state.query_vector is None or not state.draft.cited_chunk_ids:
                 continue
             provider = state.provider
+            cited = state.draft.cited_chunk_ids
             provider._cache[0].clear()  # time the encoder, not its LRU
             started = time.perf_counter()
-            answer, passages = draft_gate_vectors(state)
+            filtered = [i for i in cited if i in state.filtered]
+            embedded = provider.embed_passages(
+                [answer_plain(state.documents_text or state.draft.text), *(state.filtered[i] for i in filtered)]
+            )
+            answer, fresh = embedded[0], embedded[1:]
+            others = selectors.chunk_vectors(ids=[i for i in cited if i not in state.filtered], model_key=provider.key)
+            if len(fresh):
+                others = np.vstack([fresh, others]) if len(others) else fresh
+            passages = others.mean(axis=0) if len(others) else answer * 0
             timings["passages"].append((time.perf_counter() - started) * 1000)
             provider._cache[0].clear()
             started = time.perf_counter()
-            answer_only = provider.embed_passages([answer_plain(state.documents_text or state.draft.text)])[0]
-            cited = state.draft.cited_chunk_ids
-            stored = selectors.chunk_sentence_vectors(
-                ids=[i for i in cited if i in state.filtered], model_key=provider.key
-            )
-            parts = []
-            for chunk_id in cited:
-                if chunk_id in state.filtered and chunk_id in stored:
-                    chunk = state.chunks[chunk_id]
-                    sentences = chunk_sentences(
-                        summary=chunk.document.summary, position=chunk.position, text=chunk.text
-                    )
-                    kept = set(sentences_split(state.filtered[chunk_id]))
-                    _, matrix = stored[chunk_id]
-                    rows_kept = [matrix[i] for i, s in enumerate(sentences) if s in kept and i < len(matrix)]
-                    mean = np.mean(rows_kept, axis=0) if rows_kept else matrix.mean(axis=0)
-                    parts.append(mean / (np.linalg.norm(mean) or 1.0))
-                else:
-                    vectors = selectors.chunk_vectors(ids=[chunk_id], model_key=provider.key)
-                    if len(vectors):
-                        parts.append(vectors[0])
-            sentences_context = np.mean(parts, axis=0) if parts else answer_only * 0
+            _, sentences_context = draft_gate_vectors(state)
             timings["sentences"].append((time.perf_counter() - started) * 1000)
+            started = time.perf_counter()
+            stored_answer = answer_sentences_vector(state)
+            timings["stored"].append((time.perf_counter() - started) * 1000)
+            if stored_answer is None:
+                unmatched += 1
+                stored_answer = answer
             verdict = judge.judge(
                 JudgeInput(
                     question=item["question"],
@@ -113,13 +111,15 @@ def main(set_names: list[str]) -> None:
 
             q = unit(state.query_vector.astype(np.float64))
             a = unit(answer.astype(np.float64))
+            s = unit(stored_answer.astype(np.float64))
             rows[item["language"]].append(
                 {
                     "question": q,
-                    "answer": a,
+                    "answer": {"passages": a, "sentences": a, "stored": s},
                     "align": {
                         "passages": float(a @ unit(passages.astype(np.float64))),
                         "sentences": float(a @ unit(sentences_context.astype(np.float64))),
+                        "stored": float(s @ unit(sentences_context.astype(np.float64))),
                     },
                     "related": (verdict.faithfulness or 0) >= FAITHFULNESS_PASS
                     and (verdict.relevancy or 0) >= RELEVANCY_PASS,
@@ -128,15 +128,15 @@ def main(set_names: list[str]) -> None:
     report: dict[str, object] = {}
     for language, drafts in sorted(rows.items()):
         per_variant = {}
-        for variant in ("passages", "sentences"):
+        for variant in ("passages", "sentences", "stored"):
             related = [
-                CONTEXT_WEIGHT * d["align"][variant] + QUESTION_WEIGHT * float(d["question"] @ d["answer"])  # type: ignore[index, operator]
+                CONTEXT_WEIGHT * d["align"][variant] + QUESTION_WEIGHT * float(d["question"] @ d["answer"][variant])  # type: ignore[index, operator]
                 for d in drafts
                 if d["related"]
             ]
             rotated = [
                 CONTEXT_WEIGHT * d["align"][variant]  # type: ignore[index]
-                + QUESTION_WEIGHT * float(drafts[(i + 1) % len(drafts)]["question"] @ d["answer"])  # type: ignore[operator]
+                + QUESTION_WEIGHT * float(drafts[(i + 1) % len(drafts)]["question"] @ d["answer"][variant])  # type: ignore[index, operator]
                 for i, d in enumerate(drafts)
             ]
             point = operating_point_with_max_false_refusal(positive=related, negative=rotated, max_false_refusal=0.05)
@@ -158,8 +158,9 @@ def main(set_names: list[str]) -> None:
         k: {"p50": round(float(np.percentile(v, 50)), 2), "p95": round(float(np.percentile(v, 95)), 2)}
         for k, v in timings.items()
     }
-    print("gate vectors, ms:", encoder)
-    print("wrote", results_write("gate_context", {"sets": set_names, "languages": report, "gate_vectors_ms": encoder}))
+    print("gate vectors, ms:", encoder, "drafts whose sentences were not all stored:", unmatched)
+    report_all = {"sets": set_names, "languages": report, "gate_vectors_ms": encoder, "stored_unmatched": unmatched}
+    print("wrote", results_write("gate_context", report_all))
 
 
 if __name__ == "__main__":

@@ -8,14 +8,16 @@ scored (``Answer.gate_score`` set: served or gate-rejected):
   :data:`~evaluation.metrics.criteria.RELEVANCY_PASS`, the composite pass criterion's cut-offs),
   scored as served;
 - **unrelated** (should be refused): each draft with its own context put to the next question of
-  the same language (rotated by one): ``0.7·context_alignment_i + 0.3·cos(q_j, a_i)``, the gate's
-  formula (:func:`zolsearch.search.gate.gate_score`) with the stored context alignment and fresh
-  vectors of question ``j`` and draft ``i``;
+  the same language (rotated by one): ``w·context_alignment_i + (1 − w)·cos(q_j, a_i)``, the
+  gate's formula (:func:`zolsearch.search.gate.gate_score`) with the draft's served weight w,
+  its stored context alignment and fresh vectors of question ``j`` and draft ``i``;
 - **reviewed good / reviewed bad**: answers an evaluator labelled for calibration in the review
   queue (verdicts good answer and wrongly refused / rightly refused, wrong answer, unsafe);
 - **judged off-topic** (evidence only): drafts with relevancy < ``RELEVANCY_FLOOR``.
 
-Positives = related ∪ reviewed good; negatives = unrelated ∪ reviewed bad.
+Positives = related ∪ reviewed good; negatives = unrelated ∪ reviewed bad. Each score keeps its two
+cosines, so calibration can rescore the cohorts with another context weight
+(:meth:`LanguageCohorts.reweighted`).
 """
 
 from __future__ import annotations
@@ -30,9 +32,11 @@ from django.db.models import Prefetch
 from core.providers.embeddings import embedding_provider_get
 from evaluation.metrics.criteria import FAITHFULNESS_PASS, RELEVANCY_FLOOR, RELEVANCY_PASS
 from evaluation.models import EvaluationResult, EvaluationRun, Judgement
-from zolsearch.search.gate import CONTEXT_WEIGHT, QUESTION_WEIGHT
+from zolsearch.search.gate import CONTEXT_WEIGHT
 from zolsearch.search.models import Answer
 from zolsearch.search.selectors import answer_material
+
+COHORT_NAMES = ("related", "unrelated", "reviewed_good", "reviewed_bad", "judged_off_topic")
 
 
 @dataclass
@@ -49,6 +53,37 @@ class LanguageCohorts:
     judged_off_topic: list[float] = field(default_factory=list)
     drafts: int = 0
     rescore_error: float | None = None  # mean |stored − recomputed| of cos(question, answer)
+    # cohort name → (context alignment, question similarity) per score, parallel to its list; a
+    # list without all its pairs (answers stored before the gate kept them) cannot be reweighted
+    components: dict[str, list[tuple[float, float]]] = field(default_factory=dict)
+    context_weight: float = CONTEXT_WEIGHT  # the w of the scores above
+
+    def _add(self, name: str, score: float, pair: tuple[float, float] | None) -> None:
+        getattr(self, name).append(score)
+        if pair is not None:
+            self.components.setdefault(name, []).append(pair)
+
+    @property
+    def reweighable(self) -> bool:
+        """Every score of every cohort has its two cosines (:meth:`reweighted` can rescore)."""
+        return all(len(self.components.get(name, ())) == len(getattr(self, name)) for name in COHORT_NAMES)
+
+    def reweighted(self, context_weight: float) -> LanguageCohorts:
+        """The same cohorts scored ``w·alignment + (1 − w)·similarity`` with ``context_weight`` w
+        in [0, 1] (:func:`zolsearch.search.gate.gate_score`). Raises ``ValueError`` when not
+        :attr:`reweighable`."""
+        if not self.reweighable:
+            raise ValueError("some scores were stored without their cosines: they cannot be reweighted")
+        w = context_weight
+        scores = {name: [w * a + (1 - w) * s for a, s in self.components.get(name, [])] for name in COHORT_NAMES}
+        return LanguageCohorts(
+            **scores,
+            related_ids=list(self.related_ids),
+            drafts=self.drafts,
+            rescore_error=self.rescore_error,
+            components={k: list(v) for k, v in self.components.items()},
+            context_weight=w,
+        )
 
     @property
     def positives(self) -> list[float]:
@@ -68,6 +103,7 @@ class _Draft:
     score: float
     context_alignment: float
     semantic_similarity: float
+    context_weight: float = CONTEXT_WEIGHT
 
 
 def answers_of_runs(*, runs: Sequence[EvaluationRun]) -> list[int]:
@@ -115,16 +151,21 @@ def gate_cohorts_from_answers(
             continue
         gate = answer.gate or {}
         score = float(answer.gate_score)  # type: ignore[arg-type]  # filtered not null
+        pair = (
+            (float(gate["context_alignment"]), float(gate["semantic_similarity"]))
+            if "context_alignment" in gate and "semantic_similarity" in gate
+            else None
+        )
         cohort = cohorts[answer.language]
         if answer.pk in labelled:
-            (cohort.reviewed_good if labelled[answer.pk] else cohort.reviewed_bad).append(score)
+            cohort._add("reviewed_good" if labelled[answer.pk] else "reviewed_bad", score, pair)
         judgement = judgements.get(answer.pk)
         if judgement is not None and judgement.faithfulness is not None and judgement.relevancy is not None:
             if judgement.faithfulness >= FAITHFULNESS_PASS and judgement.relevancy >= RELEVANCY_PASS:
-                cohort.related.append(score)
+                cohort._add("related", score, pair)
                 cohort.related_ids.append(answer.pk)
             elif judgement.relevancy < RELEVANCY_FLOOR:
-                cohort.judged_off_topic.append(score)
+                cohort._add("judged_off_topic", score, pair)
         material = answer_material(answer=answer)
         if material is None or "context_alignment" not in gate or "semantic_similarity" not in gate:
             continue
@@ -137,6 +178,7 @@ def gate_cohorts_from_answers(
                 score=score,
                 context_alignment=float(gate["context_alignment"]),
                 semantic_similarity=float(gate["semantic_similarity"]),
+                context_weight=float(gate.get("context_weight", CONTEXT_WEIGHT)),
             )
         )
     provider = embedding_provider_get(model_key) if drafts else None
@@ -152,6 +194,8 @@ def gate_cohorts_from_answers(
         rotated = np.roll(questions, -1, axis=0)  # question j = i + 1 of the same language
         cross = np.einsum("ij,ij->i", rotated, texts)
         cohort.unrelated = [
-            float(CONTEXT_WEIGHT * d.context_alignment + QUESTION_WEIGHT * c) for d, c in zip(rows, cross, strict=True)
+            float(d.context_weight * d.context_alignment + (1 - d.context_weight) * c)
+            for d, c in zip(rows, cross, strict=True)
         ]
+        cohort.components["unrelated"] = [(d.context_alignment, float(c)) for d, c in zip(rows, cross, strict=True)]
     return dict(cohorts)

@@ -333,7 +333,8 @@ class Calibration(models.Model):
     with its evidence (issue 12 item 3, seed 000).
 
     ``scorer``: which score the threshold applies to (today the fast gate's
-    ``0.7·cos(answer, context) + 0.3·cos(question, answer)``, in [−1, 1]). Cohorts come from
+    ``w·cos(answer, context) + (1 − w)·cos(question, answer)``, in [−1, 1], with
+    ``context_weight`` w in [0, 1] chosen with the threshold). Cohorts come from
     stored answers (:mod:`evaluation.calibration_cohorts`): positives are drafts the judge rated
     faithful and relevant plus answers reviewers labelled good; negatives are the rotated-answer
     cohort (a draft with its context put to another question of the same language) plus answers
@@ -342,7 +343,8 @@ class Calibration(models.Model):
     operating point (``None`` when no threshold meets the cap: ``rule`` says why). ``evidence``:
     cohort sizes and percentiles, Youden's J optimum, ROC AUC, the runs and labels used.
     An *active* row is the one frozen into each request's configuration (through the per-model
-    pipeline flag ``gate_thresholds_by_language``, whose audited change names this row); at most
+    pipeline flags ``gate_thresholds_by_language`` and ``gate_context_weights_by_language``,
+    whose audited changes name this row); at most
     one per scorer, model and language.
     """
 
@@ -367,6 +369,13 @@ class Calibration(models.Model):
     )
     max_false_refusal = models.FloatField(
         help_text=_("Largest share of good answers the evaluator lets it refuse."), verbose_name=_("max false refusal")
+    )
+    context_weight = models.FloatField(
+        default=0.7,
+        help_text=_(
+            "Weight of the answer's agreement with its sources in the score; the rest is its agreement with the question."
+        ),
+        verbose_name=_("context weight"),
     )
     rule = models.CharField(
         max_length=200, blank=True, help_text=_("How the threshold was chosen."), verbose_name=_("rule")
@@ -403,6 +412,10 @@ class Calibration(models.Model):
             models.CheckConstraint(
                 condition=models.Q(max_false_refusal__gte=0.0, max_false_refusal__lte=1.0),
                 name="calibration_max_false_refusal_range",
+            ),
+            models.CheckConstraint(
+                condition=models.Q(context_weight__gte=0.0, context_weight__lte=1.0),
+                name="calibration_context_weight_range",
             ),
         ]
 

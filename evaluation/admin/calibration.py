@@ -104,6 +104,7 @@ class CalibrationAdmin(admin.ModelAdmin):
         "model_key",
         "status",
         "threshold",
+        "context_weight",
         "false_refusal",
         "negatives_refused",
         "roc_auc",

@@ -31,13 +31,15 @@ from evaluation.calibration import (
 )
 from evaluation.calibration_cohorts import LanguageCohorts, answers_of_runs, gate_cohorts_from_answers
 from evaluation.models import Calibration, CalibrationChange, EvaluationRun
-from zolsearch.search.config import gate_thresholds_by_language_for
+from zolsearch.search.config import gate_context_weights_by_language_for, gate_thresholds_by_language_for
+from zolsearch.search.gate import CONTEXT_WEIGHTS
 from zolsearch.search.services import pipeline_flag_set
 
 MIN_COHORT = 20  # fewer positives or negatives than this: no threshold (too noisy to choose one)
 TARGET_FALSE_REFUSAL = 0.05  # issue 10 target: refuse ≤ 5 % of judge-approved answers
 TARGET_NEGATIVES_REFUSED = 0.90  # issue 10 target: refuse ≥ 90 % of off-topic drafts
 FLAG = "gate_thresholds_by_language"
+WEIGHTS_FLAG = "gate_context_weights_by_language"
 
 
 class CalibrationInvalid(ValueError):
@@ -69,8 +71,39 @@ def _evidence(cohort: LanguageCohorts, sources: dict[str, Any]) -> dict[str, Any
         "rescore_error": None if cohort.rescore_error is None else round(cohort.rescore_error, 4),
         "method": "positives: drafts the judge rated faithful (≥ 0.5) and relevant (≥ 0.5), and reviewed good; "
         "negatives: each draft with its context put to the next question of the same language (rotated), and "
-        "reviewed bad; gate score 0.7·cos(answer, context) + 0.3·cos(question, answer)",
+        "reviewed bad; gate score w·cos(answer, context) + (1 − w)·cos(question, answer), w chosen from "
+        f"{', '.join(str(w) for w in CONTEXT_WEIGHTS)} with the threshold (most negatives refused within the cap)",
     }
+
+
+def context_weights_sweep(cohort: LanguageCohorts, *, max_false_refusal: float) -> list[dict[str, float]]:
+    """Per context weight w of :data:`zolsearch.search.gate.CONTEXT_WEIGHTS` with an operating
+    point: ``{"w", "threshold", "false_refusal", "negatives_refused", "roc_auc"}`` of ``cohort``
+    rescored with w (:meth:`LanguageCohorts.reweighted`); empty when the cohort cannot be
+    rescored or has fewer than :data:`MIN_COHORT` positives or negatives. The chosen w is the
+    one refusing the most negatives within ``max_false_refusal`` (ties: higher ROC AUC, then the
+    w nearer the cohort's own). Measured on the dev runs of 2026-11-24 (``docs/EVALUATION.md``):
+    English 56.7 % of off-topic drafts refused at w = 0.7 vs 82.3 % at 0.1, Dutch 21.4 % vs
+    77.5 %, each with ≤ 5 % of good answers refused."""
+    if not cohort.reweighable or len(cohort.positives) < MIN_COHORT or len(cohort.negatives) < MIN_COHORT:
+        return []
+    rows = []
+    for w in CONTEXT_WEIGHTS:
+        scored = cohort.reweighted(w)
+        pos, neg = scored.positives, scored.negatives
+        point = operating_point_with_max_false_refusal(positive=pos, negative=neg, max_false_refusal=max_false_refusal)
+        if point is None:
+            continue
+        rows.append(
+            {
+                "w": w,
+                "threshold": point.threshold,
+                "false_refusal": round(1 - point.tpr, 4),
+                "negatives_refused": round(1 - point.fpr, 4),
+                "roc_auc": round(roc_auc(positive=pos, negative=neg), 4),
+            }
+        )
+    return rows
 
 
 def calibration_from_cohort(
@@ -85,11 +118,17 @@ def calibration_from_cohort(
     """Create one PROPOSED gate calibration of ``model_key`` for ``language`` from ``cohort``.
 
     ``max_false_refusal`` in [0, 1]; ``sources``: what the cohorts came from (runs, sets, labels),
-    stored in the evidence. With fewer than :data:`MIN_COHORT` positives or negatives the row
-    has no threshold and says so. Raises :class:`CalibrationInvalid` for a cap outside [0, 1].
+    stored in the evidence. The gate's context weight is chosen with the threshold
+    (:func:`context_weights_sweep`; a cohort that cannot be rescored keeps its own weight). With
+    fewer than :data:`MIN_COHORT` positives or negatives the row has no threshold and says so.
+    Raises :class:`CalibrationInvalid` for a cap outside [0, 1].
     """
     if not 0.0 <= max_false_refusal <= 1.0:
         raise CalibrationInvalid(f"the maximum false-refusal rate must be in [0, 1], not {max_false_refusal}")
+    weights = context_weights_sweep(cohort, max_false_refusal=max_false_refusal)
+    if weights:
+        best = max(weights, key=lambda r: (r["negatives_refused"], r["roc_auc"], -abs(r["w"] - cohort.context_weight)))
+        cohort = cohort.reweighted(float(best["w"]))
     pos, neg = cohort.positives, cohort.negatives
     row = Calibration(
         scorer=Calibration.Scorer.GATE,
@@ -98,7 +137,8 @@ def calibration_from_cohort(
         max_false_refusal=max_false_refusal,
         positives=len(pos),
         negatives=len(neg),
-        evidence=_evidence(cohort, sources),
+        evidence={**_evidence(cohort, sources), "context_weights": weights},
+        context_weight=cohort.context_weight,
         created_by=created_by[:150],
     )
     if len(pos) < MIN_COHORT or len(neg) < MIN_COHORT:
@@ -125,7 +165,9 @@ def calibration_from_cohort(
     row.threshold = chosen.threshold
     row.false_refusal = round(1 - chosen.tpr, 4)
     row.negatives_refused = round(1 - chosen.fpr, 4)
-    row.rule = f"lowest false-pass rate with ≤ {max_false_refusal:.0%} good answers refused"
+    row.rule = f"lowest false-pass rate with ≤ {max_false_refusal:.0%} good answers refused" + (
+        ", context weight with the most negatives refused" if weights else ""
+    )
     meets = row.false_refusal <= TARGET_FALSE_REFUSAL and row.negatives_refused >= TARGET_NEGATIVES_REFUSED
     row.evidence["targets"] = {
         "false_refusal_max": TARGET_FALSE_REFUSAL,
@@ -136,7 +178,7 @@ def calibration_from_cohort(
         else (
             f"at {chosen.threshold:.2f} {row.false_refusal:.1%} of good answers are refused and "
             f"{row.negatives_refused:.1%} of off-topic drafts (target ≤ {TARGET_FALSE_REFUSAL:.0%} and "
-            f"≥ {TARGET_NEGATIVES_REFUSED:.0%}); ROC AUC {row.roc_auc:.3f}"
+            f"≥ {TARGET_NEGATIVES_REFUSED:.0%}); ROC AUC {row.roc_auc:.3f} at context weight {row.context_weight}"
         ),
     }
     row.save()
@@ -168,15 +210,18 @@ def calibrations_create(
 
 
 def _flag_sync(*, model_key: str, changed_by: str, reason: str) -> None:
-    """Write the active thresholds of ``model_key`` over the calibration file's into the per-model
-    flag (``None``: no active row, back to the file and the model's default)."""
-    active = dict(
-        Calibration.objects.filter(
-            scorer=Calibration.Scorer.GATE, model_key=model_key, status=Calibration.Status.ACTIVE
-        ).values_list("language", "threshold")
-    )
+    """Write the active thresholds of ``model_key`` and their context weights over the calibration
+    file's into the per-model flags (``None``: no active row, back to the file and the model's
+    default)."""
+    rows = Calibration.objects.filter(
+        scorer=Calibration.Scorer.GATE, model_key=model_key, status=Calibration.Status.ACTIVE
+    ).values_list("language", "threshold", "context_weight")
+    active = {language: threshold for language, threshold, _ in rows}
+    weights = {language: weight for language, _, weight in rows}
     value = {**gate_thresholds_by_language_for(model_key), **active} if active else None
     pipeline_flag_set(name=FLAG, value=value, changed_by=changed_by, reason=reason, model_key=model_key)
+    value = {**gate_context_weights_by_language_for(model_key), **weights} if weights else None
+    pipeline_flag_set(name=WEIGHTS_FLAG, value=value, changed_by=changed_by, reason=reason, model_key=model_key)
 
 
 @transaction.atomic
@@ -276,6 +321,7 @@ def calibration_file_entry(*, model_key: str) -> dict[str, Any]:
     return {
         model_key: {
             "thresholds": {r.language: r.threshold for r in rows},
+            "context_weights": {r.language: r.context_weight for r in rows},
             "evidence": {
                 r.language: {
                     "calibration": r.pk,
@@ -285,9 +331,13 @@ def calibration_file_entry(*, model_key: str) -> dict[str, Any]:
                     "false_refusal": r.false_refusal,
                     "negatives_refused": r.negatives_refused,
                     "roc_auc": r.roc_auc,
+                    "context_weight": r.context_weight,
                     "positives": r.positives,
                     "negatives": r.negatives,
-                    **{k: r.evidence.get(k) for k in ("cohorts", "youden", "targets", "runs", "sets")},
+                    **{
+                        k: r.evidence.get(k)
+                        for k in ("cohorts", "youden", "targets", "context_weights", "runs", "sets")
+                    },
                 }
                 for r in rows
             },

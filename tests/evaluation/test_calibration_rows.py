@@ -88,6 +88,58 @@ def test_cohorts_from_a_runs_stored_answers_follow_the_judge_and_rescore_the_gat
     assert english.rescore_error is not None and english.rescore_error < 0.02
     # An answer put to another question scores lower on average than with its own question.
     assert sum(english.unrelated) / len(english.unrelated) < sum(r.answer.gate_score for r in scored) / len(scored)
+    # Each score kept its cosines: rescored with the weight it was served with, it is unchanged.
+    served = {r.answer.gate["context_weight"] for r in scored}
+    assert english.reweighable and len(served) == 1
+    again = english.reweighted(served.pop())
+    assert again.related == pytest.approx(english.related, abs=1e-5)
+    assert again.unrelated == pytest.approx(english.unrelated, abs=1e-5)
+
+
+def _components(related: list[tuple[float, float]], unrelated: list[tuple[float, float]]) -> LanguageCohorts:
+    """Cohorts with their (alignment, question similarity) pairs, scored with the seed's 0.7."""
+    cohort = LanguageCohorts()
+    for name, pairs in (("related", related), ("unrelated", unrelated)):
+        for a, s in pairs:
+            cohort._add(name, 0.7 * a + 0.3 * s, (a, s))
+    return cohort
+
+
+def test_the_context_weight_is_chosen_with_the_threshold_and_reaches_the_served_gate() -> None:
+    """GIVEN cohorts whose drafts all agree with their own sources (alignment 0.75-0.94 in both)
+    and differ in their agreement with the question (0.50-0.69 vs 0.10-0.29) WHEN calibrated
+    THEN the weight refusing the most off-topic drafts within the cap is chosen (of those refusing
+    every one, the nearest the seed's 0.7: 0.6), the sweep of every weight is kept as evidence,
+    and activation puts the weight with the threshold into the served gate through its own
+    audited flag."""
+    n = 20
+    cohort = _components(
+        related=[(0.75 + 0.01 * i, 0.50 + 0.01 * i) for i in range(n)],
+        unrelated=[(0.94 - 0.01 * i, 0.10 + 0.01 * i) for i in range(n)],
+    )
+    seed = _row()  # scores without their cosines: the seed's weight, no sweep
+    assert seed.context_weight == 0.7 and seed.evidence["context_weights"] == []
+    row = _row(cohort=cohort)
+    sweep = {r["w"]: r for r in row.evidence["context_weights"]}
+    assert sorted(sweep) == [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7]
+    assert row.context_weight == 0.6 and row.negatives_refused == 1.0 and row.false_refusal <= 0.05
+    assert sweep[0.7]["negatives_refused"] < 1.0 and all(sweep[w]["negatives_refused"] == 1.0 for w in (0.1, 0.3, 0.6))
+    assert row.threshold == sweep[0.6]["threshold"]
+    assert not LanguageCohorts(related=[0.8], unrelated=[0.3]).reweighable  # scores without cosines
+    with pytest.raises(ValueError):
+        LanguageCohorts(related=[0.8], unrelated=[0.3]).reweighted(0.5)
+
+    calibration_activate(calibration_id=row.pk, changed_by="eva", reason="question-heavy gate")
+    flag = PipelineFlag.objects.get(name="gate_context_weights_by_language", model_key=MODEL)
+    assert flag.value["en"] == 0.6
+    assert f"calibration {row.pk}" in PipelineFlagChange.objects.filter(flag=flag).latest("changed_at").reason
+    state = pipeline_run(
+        request=SearchRequest(question="What are the symptoms of ABCD syndrome?", language="en"),
+        config=pipeline_config_default(),
+    )
+    assert state.gate is not None and state.gate.context_weight == 0.6 and state.gate.threshold == row.threshold
+    expected = 0.6 * state.gate.context_alignment + 0.4 * state.gate.semantic_similarity
+    assert state.gate.score == pytest.approx(expected, abs=1e-5)
 
 
 def test_calibrating_a_run_stores_rows_with_evidence_and_review_labels_count(evaluated_run) -> None:  # type: ignore[no-untyped-def]
@@ -209,5 +261,6 @@ def test_the_calibrate_command_exports_the_active_calibration(evaluated_run, tmp
     call_command("calibrate", "--set", "calibration-dev", "--export", str(out))
     written = json.loads(out.read_text())
     assert written["other-model"] == {"thresholds": {"nl": 0.5}} and written[MODEL]["thresholds"] == {"nl": 0.70}
+    assert written[MODEL]["context_weights"] == {"nl": 0.7}
     with pytest.raises(Exception, match="no succeeded run"):
         call_command("calibrate", "--set", "nope")

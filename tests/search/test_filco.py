@@ -11,6 +11,25 @@ from zolsearch.search.generation import chunk_source_text
 from zolsearch.search.pipeline import SearchRequest, pipeline_run
 
 
+@pytest.fixture
+def embedded_passages(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Every text the encoder embeds as a passage from now on (its LRU emptied first, so a text
+    embedded before is embedded again and seen)."""
+    from core.providers.embeddings import embedding_provider_get
+
+    provider = embedding_provider_get()
+    embedded: list[str] = []
+    original = type(provider)._embed_passages
+
+    def counting(self, texts):  # type: ignore[no-untyped-def]
+        embedded.extend(texts)
+        return original(self, texts)
+
+    monkeypatch.setattr(type(provider), "_embed_passages", counting)
+    provider._cache[0].clear()
+    return embedded
+
+
 def test_lowest_sentences_go_first_within_the_limits() -> None:
     scores = [0.9, 0.1, 0.2, 0.05, 0.8, 0.15]
     # below 0.3: indexes 3 (0.05), 1 (0.1), 5 (0.15), 2 (0.2); at most 50 % of 6 = 3 removed
@@ -50,7 +69,7 @@ def test_the_stage_filters_answer_chunks_and_feeds_generation_and_the_gate() -> 
 
 
 @pytest.mark.django_db
-def test_the_stage_scores_stored_sentence_vectors_as_the_encoder_would() -> None:
+def test_the_stage_scores_stored_sentence_vectors_as_the_encoder_would(embedded_passages: list[str]) -> None:
     """GIVEN the ingested corpus (sentence vectors stored at ingestion)
     WHEN FILCO filters the answer chunks of a question THEN it embeds none of their sentences
     and keeps the same sentences as when the vectors are embedded per request (rows deleted),
@@ -61,27 +80,19 @@ def test_the_stage_scores_stored_sentence_vectors_as_the_encoder_would() -> None
     config = pipeline_config_default().with_overrides(filco_enabled=True, crag_enabled=False)
     question = "What are the treatments for Aicardi-Goutieres syndrome and how is it diagnosed?"
     provider = embedding_provider_get()
-    embedded: list[str] = []
-    original = type(provider)._embed_passages
+    embedded = embedded_passages
+    stored = pipeline_run(request=SearchRequest(question=question, language="en"), config=config)
+    assert stored.filtered
+    sentences = {s for i in stored.filtered for s in sentences_split(chunk_source_text(stored.chunks[i]))}
+    assert not sentences & set(embedded)  # the draft is embedded for the gate, no sentence
 
-    def counting(self, texts):  # type: ignore[no-untyped-def]
-        embedded.extend(texts)
-        return original(self, texts)
-
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(type(provider), "_embed_passages", counting)
-        stored = pipeline_run(request=SearchRequest(question=question, language="en"), config=config)
-        assert stored.filtered
-        sentences = {s for i in stored.filtered for s in sentences_split(chunk_source_text(stored.chunks[i]))}
-        assert not sentences & set(embedded)  # the draft's and gate's passages are embedded, no sentence
-
-        rows = ChunkSentenceVectors.objects.filter(chunk_id__in=list(stored.filtered))
-        assert rows.count() == len(stored.filtered)
-        rows.update(digest="0" * 64)  # as if the splitter had changed since ingestion
-        embedded.clear()
-        provider._cache[0].clear()  # the encoder's LRU would hide the calls
-        fresh = pipeline_run(request=SearchRequest(question=question, language="en"), config=config)
-        assert sentences <= set(embedded)
+    rows = ChunkSentenceVectors.objects.filter(chunk_id__in=list(stored.filtered))
+    assert rows.count() == len(stored.filtered)
+    rows.update(digest="0" * 64)  # as if the splitter had changed since ingestion
+    embedded.clear()
+    provider._cache[0].clear()  # the encoder's LRU would hide the calls
+    fresh = pipeline_run(request=SearchRequest(question=question, language="en"), config=config)
+    assert sentences <= set(embedded)
     assert fresh.filtered == stored.filtered
     assert fresh.trace.retrieval.filco_removed == stored.trace.retrieval.filco_removed
 
@@ -102,7 +113,7 @@ def test_a_filtered_chunk_is_the_unit_mean_of_its_kept_sentences() -> None:
 
 
 @pytest.mark.django_db
-def test_the_gate_embeds_the_answer_only_and_scores_the_kept_sentences() -> None:
+def test_the_gate_embeds_the_answer_only_and_scores_the_kept_sentences(embedded_passages: list[str]) -> None:
     """GIVEN FILCO filtering the answer chunks (a threshold every sentence is under)
     WHEN the gate scores the draft THEN the encoder sees the answer and no filtered passage, and
     the gate's context alignment is the answer's cosine with the mean of FILCO's kept-sentence
@@ -115,22 +126,11 @@ def test_the_gate_embeds_the_answer_only_and_scores_the_kept_sentences() -> None
 
     config = pipeline_config_default().with_overrides(filco_enabled=True, filco_threshold=1.0, crag_enabled=False)
     provider = embedding_provider_get()
-    embedded: list[str] = []
-    original = type(provider)._embed_passages
-
-    def counting(self, texts):  # type: ignore[no-untyped-def]
-        embedded.extend(texts)
-        return original(self, texts)
-
-    provider._cache[0].clear()
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(type(provider), "_embed_passages", counting)
-        state = pipeline_run(
-            request=SearchRequest(
-                question="Which signs and symptoms do people with ABCD syndrome have?", language="en"
-            ),
-            config=config,
-        )
+    state = pipeline_run(
+        request=SearchRequest(question="Which signs and symptoms do people with ABCD syndrome have?", language="en"),
+        config=config,
+    )
+    embedded = list(embedded_passages)
     assert state.draft is not None and state.gate is not None
     cited = state.draft.cited_chunk_ids
     assert set(cited) & set(state.filtered_vectors)  # a cited chunk was filtered

@@ -54,6 +54,11 @@ def test_gate_formula_by_hand() -> None:
     assert not gate_score(answer=answer, context=context, question=question, threshold=0.67).passed
     with pytest.raises(ValueError, match="shape"):
         gate_score(answer=answer, context=np.zeros(4), question=question, threshold=0.5)
+    # a calibrated context weight w = 0.1: 0.1·0.6 + 0.9·0.8 = 0.78
+    weighted = gate_score(answer=answer, context=context, question=question, threshold=0.78, context_weight=0.1)
+    assert weighted.score == pytest.approx(0.78) and weighted.passed and weighted.context_weight == 0.1
+    with pytest.raises(ValueError, match="weight"):
+        gate_score(answer=answer, context=context, question=question, threshold=0.5, context_weight=1.5)
 
 
 def test_gate_score_range() -> None:

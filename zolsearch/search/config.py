@@ -12,7 +12,7 @@ import json
 import logging
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 from django.conf import settings
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -36,7 +36,9 @@ class PipelineConfig(BaseModel):
     - ``gate_threshold``: pass when the gate score ≥ it (cosine scale, [-1, 1]);
       ``gate_thresholds_by_language``: the calibrated threshold of the question's language
       (the active calibration rows, ``manage.py calibrate``; a fresh install starts from
-      ``GATE_CALIBRATION_PATH``), used instead when present.
+      ``GATE_CALIBRATION_PATH``), used instead when present; ``gate_context_weights_by_language``:
+      the weight w of the context alignment in the gate score calibrated with that threshold
+      (:func:`zolsearch.search.gate.gate_score`; absent: the seed's 0.7).
     - ``hnsw_ef_search``: pgvector ``hnsw.ef_search`` (≥ the candidate count).
     - ``red_flags_enabled``: route emergencies, poisoning, suicide and out-of-hours cues to
       112 / 070 245 245 / 1813 / 1733 before any retrieval.
@@ -103,6 +105,7 @@ class PipelineConfig(BaseModel):
     embedding_model: str
     gate_threshold: float = Field(ge=-1.0, le=2.0)  # above 1: every draft is rejected
     gate_thresholds_by_language: dict[str, float] = Field(default_factory=dict)
+    gate_context_weights_by_language: dict[str, Annotated[float, Field(ge=0.0, le=1.0)]] = Field(default_factory=dict)
     dense_enabled: bool = True
     lexical_enabled: bool = True
     dense_candidates: int = Field(default=20, ge=1, le=1000)
@@ -270,13 +273,29 @@ def gate_thresholds_by_language_for(model_key: str) -> dict[str, float]:
     (written by ``manage.py calibrate --export`` from the active calibration rows, with their
     evidence); ``{}`` without a calibration. An explicit ``GATE_THRESHOLDS`` entry for the model wins over the file (an operator's
     override)."""
+    return _calibration_values(model_key, "thresholds", low=-1.0, high=2.0)
+
+
+def _calibration_values(model_key: str, key: str, *, low: float, high: float) -> dict[str, float]:
+    """Language → number of ``key`` in ``model_key``'s entry of ``GATE_CALIBRATION_PATH``, numbers
+    outside [low, high] dropped; ``{}`` without one or when ``GATE_THRESHOLDS`` sets the model's
+    threshold explicitly (the operator's value wins over the file)."""
     if model_key in settings.GATE_THRESHOLDS_FROM_ENV:
         return {}
     entry = (_json_file(Path(settings.GATE_CALIBRATION_PATH)) or {}).get(model_key)
-    thresholds = entry.get("thresholds") if isinstance(entry, dict) else None
-    if not isinstance(thresholds, dict):
+    values = entry.get(key) if isinstance(entry, dict) else None
+    if not isinstance(values, dict):
         return {}
-    return {str(k): float(v) for k, v in thresholds.items() if isinstance(v, int | float) and -1.0 <= v <= 2.0}
+    return {str(k): float(v) for k, v in values.items() if isinstance(v, int | float) and low <= v <= high}
+
+
+def gate_context_weights_by_language_for(model_key: str) -> dict[str, float]:
+    """The gate's calibrated context weights per language of ``model_key`` from
+    ``GATE_CALIBRATION_PATH`` (its ``context_weights``, each in [0, 1]; written with the
+    thresholds by ``manage.py calibrate --export``); ``{}`` without them, and when an explicit
+    ``GATE_THRESHOLDS`` entry overrides the model's thresholds (a weight belongs to the threshold
+    it was calibrated with)."""
+    return _calibration_values(model_key, "context_weights", low=0.0, high=1.0)
 
 
 def gate_threshold_for(model_key: str) -> float:
@@ -351,6 +370,7 @@ def pipeline_config_settings() -> PipelineConfig:
         embedding_model=model_key,
         gate_threshold=gate_threshold_for(model_key),
         gate_thresholds_by_language=gate_thresholds_by_language_for(model_key),
+        gate_context_weights_by_language=gate_context_weights_by_language_for(model_key),
         dense_candidates=settings.SEARCH_CANDIDATES,
         lexical_candidates=settings.SEARCH_CANDIDATES,
         rrf_k=settings.SEARCH_RRF_K,

@@ -1,9 +1,13 @@
 """The fast quality gate (design brief, pipeline step 9).
 
-``score = 0.7 · cos(answer, context) + 0.3 · cos(question, answer)``: an answer must stay close
-to the context it claims to come from (context alignment, weight 0.7) and to the question
-(semantic similarity, weight 0.3). The weights come from the anchor system's gate; thresholds are
-per embedding model because cosine scales differ between models (e5 cosines cluster in 0.7–0.9).
+``score = w · cos(answer, context) + (1 − w) · cos(question, answer)``: an answer must stay close
+to the context it claims to come from (context alignment, weight w) and to the question
+(semantic similarity, weight 1 − w). The seed's weight w = 0.7 comes from the anchor system's
+gate and is the default; calibration chooses w per embedding model and language with the
+threshold (:mod:`evaluation.services.calibration`: the weight of :data:`CONTEXT_WEIGHTS` whose
+threshold refuses the most off-topic drafts within the cap on refused good answers).
+Thresholds are per embedding model because cosine scales differ between models (e5 cosines
+cluster in 0.7–0.9).
 """
 
 from __future__ import annotations
@@ -12,31 +16,46 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-CONTEXT_WEIGHT = 0.7
-QUESTION_WEIGHT = 0.3
+CONTEXT_WEIGHT = 0.7  # the seed's weight of the context alignment
+QUESTION_WEIGHT = 0.3  # 1 − CONTEXT_WEIGHT
+# Context weights calibration may choose from: 0.1-0.7. Never 0: a draft that strays from its
+# context (an LLM's invention) must still cost score.
+CONTEXT_WEIGHTS = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7)
 
 
 @dataclass(frozen=True)
 class GateResult:
-    """Gate outcome; cosines and score in [-1, 1]."""
+    """Gate outcome; cosines and score in [-1, 1]; ``context_weight`` in [0, 1] (w above)."""
 
     score: float
     context_alignment: float
     semantic_similarity: float
     threshold: float
     passed: bool
+    context_weight: float = CONTEXT_WEIGHT
 
     def as_dict(self) -> dict[str, float | bool]:
         return asdict(self)
 
 
-def gate_score(*, answer: np.ndarray, context: np.ndarray, question: np.ndarray, threshold: float) -> GateResult:
-    """Score an answer. Inputs are 1-D float vectors of one model (normalised here).
+def gate_score(
+    *,
+    answer: np.ndarray,
+    context: np.ndarray,
+    question: np.ndarray,
+    threshold: float,
+    context_weight: float = CONTEXT_WEIGHT,
+) -> GateResult:
+    """Score an answer. Inputs are 1-D float vectors of one model (normalised here);
+    ``context_weight`` w in [0, 1].
 
-    Raises ``ValueError`` when the shapes differ (vectors of different models).
+    Raises ``ValueError`` when the shapes differ (vectors of different models) or w is outside
+    [0, 1].
     """
     if not (answer.shape == context.shape == question.shape):
         raise ValueError(f"gate vectors differ in shape: {answer.shape}, {context.shape}, {question.shape}")
+    if not 0.0 <= context_weight <= 1.0:
+        raise ValueError(f"gate context weight must be in [0, 1], not {context_weight}")
 
     def unit(v: np.ndarray) -> np.ndarray:
         norm = float(np.linalg.norm(v))
@@ -45,11 +64,12 @@ def gate_score(*, answer: np.ndarray, context: np.ndarray, question: np.ndarray,
     a, c, q = unit(answer.astype(np.float64)), unit(context.astype(np.float64)), unit(question.astype(np.float64))
     alignment = float(np.clip(a @ c, -1.0, 1.0))
     similarity = float(np.clip(q @ a, -1.0, 1.0))
-    score = CONTEXT_WEIGHT * alignment + QUESTION_WEIGHT * similarity
+    score = context_weight * alignment + (1.0 - context_weight) * similarity
     return GateResult(
         score=round(score, 6),
         context_alignment=round(alignment, 6),
         semantic_similarity=round(similarity, 6),
         threshold=threshold,
         passed=score >= threshold,
+        context_weight=context_weight,
     )

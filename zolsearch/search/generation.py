@@ -23,7 +23,7 @@ from zolsearch.search.messages import fact_templates
 from zolsearch.search.privacy import question_external
 
 MAX_SNIPPET_CHARS = 240
-_CITATION_MARK = re.compile(r"\s*\[\d+\]")
+CITATION_MARK = re.compile(r"\s*\[\d+\]")
 
 
 @dataclass
@@ -121,7 +121,7 @@ def draft_pin(*, draft: Draft, facts: Sequence[RoutingFact], language: str) -> D
 
 def answer_plain(text: str) -> str:
     """Answer text without citation markers (what the gate embeds)."""
-    return _CITATION_MARK.sub("", text).strip()
+    return CITATION_MARK.sub("", text).strip()
 
 
 def _snippet(text: str) -> str:

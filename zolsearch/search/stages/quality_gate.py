@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from ingestion.chunking import chunk_sentences, sentences_digest
 from zolsearch.search import selectors
 from zolsearch.search.contract import Outcome
-from zolsearch.search.gate import gate_score
-from zolsearch.search.generation import answer_plain
+from zolsearch.search.filco import kept_vector
+from zolsearch.search.gate import CONTEXT_WEIGHT, gate_score
+from zolsearch.search.generation import CITATION_MARK, answer_plain
 from zolsearch.search.stages.base import SearchState, Stage, StopPipeline
 
 
@@ -31,10 +33,37 @@ def draft_gate_vectors(state: SearchState) -> tuple[np.ndarray, np.ndarray]:
     return answer_vector, (stored.mean(axis=0) if len(stored) else answer_vector * 0)
 
 
-class GateStage(Stage):
-    """Fast quality gate: 0.7·cos(answer, context) + 0.3·cos(question, answer) ≥ threshold.
+def answer_sentences_vector(state: SearchState) -> np.ndarray | None:
+    """The draft's vector as the normalised mean of the stored vectors of its sentences
+    (``(d,)`` float32), or None when a sentence of its retrieved part is not a stored sentence of
+    a cited chunk (an LLM's wording, a chunk ingested before sentence vectors, a changed
+    splitter). The extractive composer copies sentences verbatim and marks each with ``[n]``, so
+    the draft splits back into them at the marks. One query; no encoder call."""
+    assert state.draft is not None
+    text = state.documents_text or state.draft.text
+    wanted = [s.strip() for s in CITATION_MARK.split(text) if s.strip()]
+    if not wanted:
+        return None
+    stored = selectors.chunk_sentence_vectors(ids=state.draft.cited_chunk_ids, model_key=state.provider.key)
+    by_text: dict[str, np.ndarray] = {}
+    for chunk_id, (digest, matrix) in stored.items():
+        chunk = state.chunks.get(chunk_id)
+        if chunk is None:
+            continue
+        sentences = chunk_sentences(summary=chunk.document.summary, position=chunk.position, text=chunk.text)
+        if len(sentences) == len(matrix) and digest == sentences_digest(sentences):
+            for sentence, row in zip(sentences, matrix, strict=True):
+                by_text.setdefault(sentence, row)
+    if any(s not in by_text for s in wanted):
+        return None
+    return kept_vector(np.vstack([by_text[s] for s in wanted]), [True] * len(wanted))
 
-    Threshold: the calibrated one of the question's language, else the model's.
+
+class GateStage(Stage):
+    """Fast quality gate: w·cos(answer, context) + (1 − w)·cos(question, answer) ≥ threshold.
+
+    Threshold and w: the calibrated ones of the question's language, else the model's threshold
+    and the seed's w = 0.7.
     Context vector: the mean over the chunks the answer cites of FILCO's vector of the sentences
     it kept, else the chunk's stored vector (:func:`draft_gate_vectors`; the gate embeds only
     the answer). Scores the retrieved part of the draft (the
@@ -57,6 +86,7 @@ class GateStage(Stage):
             context=context,
             question=state.query_vector,
             threshold=state.config.gate_thresholds_by_language.get(state.language, state.config.gate_threshold),
+            context_weight=state.config.gate_context_weights_by_language.get(state.language, CONTEXT_WEIGHT),
         )
         if not state.gate.passed:
             state.trace.rejected_answer = state.draft.text
