@@ -21,11 +21,13 @@ from zolsearch.search.models import Answer, Feedback
 
 pytestmark = pytest.mark.browser
 
-# Questions the session corpus answers above today's gate threshold (0.72), and their sources.
+# Questions the session corpus answers above the model's uncalibrated gate (0.72 at the seed's
+# context weight 0.7: tests read no calibration file), and their sources. Since the gate's
+# context is FILCO's kept sentences, "What are the symptoms of Alzheimer disease?" scores 0.65.
 ANSWERED = {
     "nl": ("Wat is de ziekte van Pompe?", "http://www.ninds.nih.gov/disorders/pompe/pompe.htm"),
     "en": (
-        "What are the symptoms of Alzheimer disease?",
+        "What causes Alzheimer disease?",
         "http://www.ninds.nih.gov/disorders/alzheimersdisease/alzheimersdisease.htm",
     ),
 }
