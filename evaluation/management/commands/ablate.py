@@ -5,9 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import CommandError, CommandParser
 from tqdm import tqdm
 
+from core.commands import DatabaseCommand
 from evaluation.ablation.report import study_markdown
 from evaluation.models import AblationStudy
 from evaluation.services.ablation import (
@@ -22,7 +23,7 @@ from evaluation.services.golden import GoldenSetNotFound, golden_set_resolve
 from zolsearch.search.config import ConfigInvalid, pipeline_config_default
 
 
-class Command(BaseCommand):
+class Command(DatabaseCommand):
     help = (
         "Create an ablation study (golden sets, factors, design, repetitions) and run it in this process "
         "or queue it for the worker; prints the results as Markdown. Committed sets are imported first."

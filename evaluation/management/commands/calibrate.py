@@ -16,8 +16,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import CommandError, CommandParser
 
+from core.commands import DatabaseCommand
 from evaluation.models import EvaluationRun
 from evaluation.review.selectors import calibration_labels
 from evaluation.selectors import runs_latest_succeeded
@@ -30,7 +31,7 @@ from evaluation.services.calibration import (
 from zolsearch.search.config import pipeline_config_default
 
 
-class Command(BaseCommand):
+class Command(DatabaseCommand):
     help = "Calibrate the fast gate per language on stored answers of evaluation runs and review labels."
 
     def add_arguments(self, parser: CommandParser) -> None:

@@ -11,13 +11,14 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import CommandError, CommandParser
 
+from core.commands import DatabaseCommand
 from evaluation.baseline import BaselineInvalid, baseline_compare, baseline_from_run, baseline_load
 from evaluation.management.commands._common import run_foreground, summary_print
 
 
-class Command(BaseCommand):
+class Command(DatabaseCommand):
     help = "Fail (exit 1) when a golden set's pass rate or mean NDCG@5 regresses below a stored baseline."
 
     def add_arguments(self, parser: CommandParser) -> None:

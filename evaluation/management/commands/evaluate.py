@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.core.management.base import BaseCommand, CommandParser
+from django.core.management.base import CommandParser
 
+from core.commands import DatabaseCommand
 from evaluation.management.commands._common import run_create, run_foreground, summary_print
 from evaluation.services.runs import evaluation_run_enqueue
 
 
-class Command(BaseCommand):
+class Command(DatabaseCommand):
     help = (
         "Run a golden set through the search pipeline and store the run with its metrics. A committed "
         "set (data/golden/<name>.jsonl) is imported first when it changed."

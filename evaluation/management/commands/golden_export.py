@@ -5,14 +5,15 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import CommandError, CommandParser
 
+from core.commands import DatabaseCommand
 from evaluation.golden.io import golden_jsonl_write
 from evaluation.models import GoldenSet
 from evaluation.services.golden import golden_set_items
 
 
-class Command(BaseCommand):
+class Command(DatabaseCommand):
     help = "Export a golden set version as JSONL."
 
     def add_arguments(self, parser: CommandParser) -> None:

@@ -6,13 +6,14 @@ from pathlib import Path
 from typing import Any
 
 from django.core.exceptions import ValidationError
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import CommandError, CommandParser
 
+from core.commands import DatabaseCommand
 from evaluation.golden.io import GoldenFormatError
 from evaluation.services.golden import golden_set_import_file
 
 
-class Command(BaseCommand):
+class Command(DatabaseCommand):
     help = "Import a golden set from JSONL (a new version when the latest one was used by a run)."
 
     def add_arguments(self, parser: CommandParser) -> None:

@@ -11,14 +11,15 @@ import json
 from pathlib import Path
 from typing import Any
 
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import CommandError, CommandParser
 
+from core.commands import DatabaseCommand
 from evaluation.golden.io import golden_jsonl_load
 from evaluation.rerank_fit import rerank_fit, rerank_questions_collect
 from zolsearch.search.config import pipeline_config_default
 
 
-class Command(BaseCommand):
+class Command(DatabaseCommand):
     help = "Fit the offline reranker and calibrate CRAG on dev golden sets; write the model file."
 
     def add_arguments(self, parser: CommandParser) -> None:

@@ -4,14 +4,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import CommandError, CommandParser
 from tqdm import tqdm
 
+from core.commands import DatabaseCommand
 from ingestion.connectors import CONNECTORS, ConnectorError
 from ingestion.services import ingestion_run_create, ingestion_run_execute
 
 
-class Command(BaseCommand):
+class Command(DatabaseCommand):
     help = "Ingest documents with a connector (medquad, rivm, jsonl, html). Re-ingesting unchanged documents embeds nothing."
 
     def add_arguments(self, parser: CommandParser) -> None:

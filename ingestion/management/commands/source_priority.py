@@ -5,13 +5,14 @@ from __future__ import annotations
 from typing import Any
 
 from django.core.exceptions import ValidationError
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import CommandError, CommandParser
 
+from core.commands import DatabaseCommand
 from ingestion.models import Source
 from ingestion.services import source_priority_set
 
 
-class Command(BaseCommand):
+class Command(DatabaseCommand):
     help = "Show or set the search priority of sources (10: the hospital's own pages, 0: general background text)."
 
     def add_arguments(self, parser: CommandParser) -> None:

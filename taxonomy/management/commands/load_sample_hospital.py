@@ -4,12 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.core.management.base import BaseCommand
-
+from core.commands import DatabaseCommand
 from taxonomy.services import sample_hospital_load
 
 
-class Command(BaseCommand):
+class Command(DatabaseCommand):
     help = "Load the invented SAMPLE hospital (departments, campuses, doctors, conditions) — not real data."
 
     def handle(self, *args: object, **options: Any) -> None:

@@ -5,12 +5,13 @@ from __future__ import annotations
 import json
 from typing import Any, cast
 
-from django.core.management.base import BaseCommand, CommandParser
+from django.core.management.base import CommandParser
 
+from core.commands import DatabaseCommand
 from taxonomy.resolver import text_resolve
 
 
-class Command(BaseCommand):
+class Command(DatabaseCommand):
     help = "Resolve free text to taxonomy entities and SNOMED CT concepts, with the provenance trail."
 
     def add_arguments(self, parser: CommandParser) -> None:

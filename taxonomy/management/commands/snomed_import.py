@@ -7,13 +7,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import CommandError, CommandParser
 from tqdm import tqdm
 
+from core.commands import DatabaseCommand
 from taxonomy.snomed import SnomedImportError, snomed_import_create, snomed_import_execute
 
 
-class Command(BaseCommand):
+class Command(DatabaseCommand):
     help = "Import a SNOMED CT RF2 release (any edition and language) with PostgreSQL COPY, atomically."
 
     def add_arguments(self, parser: CommandParser) -> None:
