@@ -135,18 +135,33 @@ def _weights(questions: Sequence[Question]) -> np.ndarray:
     )
 
 
-def _fit(questions: Sequence[Question]) -> LogisticRegression:
-    x = np.vstack([q.x for q in questions])
+def _fit(questions: Sequence[Question], columns: Sequence[int]) -> LogisticRegression:
+    x = np.vstack([q.x[:, columns] for q in questions])
     y = np.concatenate([q.y for q in questions])
     return LogisticRegression(C=1.0, max_iter=1000).fit(x, y, sample_weight=_weights(questions))
 
 
 def rerank_fit(
-    *, questions: Sequence[Question], sets: Sequence[str], max_false_refusal: float = 0.02, embedding_model: str = ""
+    *,
+    questions: Sequence[Question],
+    sets: Sequence[str],
+    max_false_refusal: float = 0.02,
+    embedding_model: str = "",
+    exclude: Sequence[str] = (),
 ) -> dict[str, Any]:
     """Weights, cross-validated evidence and CRAG thresholds (see the module docstring).
+    ``exclude``: feature names left out of the model (a feature ablation of the reranker; the
+    file then has no weight for them, which the reranker reads as weight 0).
 
-    Raises ``ValueError`` with fewer than 10 questions or no relevant candidate at all."""
+    Raises ``ValueError`` with fewer than 10 questions, no relevant candidate at all, or an
+    unknown or every feature excluded."""
+    unknown = sorted(set(exclude) - set(FEATURE_NAMES))
+    if unknown:
+        raise ValueError(f"unknown reranker features {unknown}; features: {', '.join(FEATURE_NAMES)}")
+    names = [n for n in FEATURE_NAMES if n not in set(exclude)]
+    if not names:
+        raise ValueError("every feature is excluded")
+    columns = [FEATURE_NAMES.index(n) for n in names]
     if len(questions) < 10:
         raise ValueError(f"need at least 10 dev questions with candidates, got {len(questions)}")
     if not any(q.y.any() for q in questions):
@@ -156,7 +171,7 @@ def rerank_fit(
     originals = {own: n for n, own in enumerate(dict.fromkeys(_original(q.qid) for q in questions))}
     groups = np.concatenate([[originals[_original(q.qid)]] * len(q.y) for q in questions])
     positions = np.concatenate([[n] * len(q.y) for n, q in enumerate(questions)])
-    x_all = np.vstack([q.x for q in questions])
+    x_all = np.vstack([q.x[:, columns] for q in questions])
     y_all = np.concatenate([q.y for q in questions])
     weights = _weights(questions)
     oof = np.zeros(len(y_all))
@@ -180,7 +195,7 @@ def rerank_fit(
         else OperatingPoint(threshold=1.0, tpr=0.0, fpr=0.0)
     )
     upper = float(min(max(youden.threshold, lower), 1.0))
-    final = _fit(questions)
+    final = _fit(questions, columns)
     languages = sorted({q.language for q in questions})
     served = [lang for lang in languages if sum(q.language == lang for q in questions) >= MIN_LANGUAGE_QUESTIONS]
 
@@ -204,7 +219,7 @@ def rerank_fit(
         "key": MODEL_KEY,
         "version": fitted_at,
         "embedding_model": embedding_model,
-        "weights": {name: round(float(w), 6) for name, w in zip(FEATURE_NAMES, final.coef_[0], strict=True)},
+        "weights": {name: round(float(w), 6) for name, w in zip(names, final.coef_[0], strict=True)},
         "intercept": round(float(final.intercept_[0]), 6),
         "crag": {
             "crag_upper": round(upper, 4),
@@ -239,7 +254,8 @@ def rerank_fit(
             "cv_mrr10_fused": round(_mrr(fused_orders), 4),
             "cv_mrr10_reranked": round(_mrr(reranked_orders), 4),
             "per_language": mrr_by(lambda q: q.language),
-            "features": list(FEATURE_NAMES),
+            "features": names,
+            "excluded": sorted(set(exclude)),
             "model": "sklearn LogisticRegression(C=1.0, lbfgs), raw features, sets and questions weighted equally",
             "per_set": mrr_by(lambda q: q.set_name),
         },

@@ -14,6 +14,7 @@ from typing import Any
 from django.core.management.base import CommandError, CommandParser
 
 from core.commands import DatabaseCommand
+from core.providers.rerank import FEATURE_NAMES
 from evaluation.golden.io import golden_jsonl_load
 from evaluation.rerank_fit import rerank_fit, rerank_questions_collect
 from zolsearch.search.config import pipeline_config_default
@@ -33,6 +34,13 @@ class Command(DatabaseCommand):
         )
         parser.add_argument("--out", required=True, help="Model file to write (JSON).")
         parser.add_argument(
+            "--exclude",
+            action="append",
+            default=[],
+            metavar="FEATURE",
+            help="Leave a feature out of the model (repeatable), e.g. --exclude priority.",
+        )
+        parser.add_argument(
             "--max-false-refusal",
             type=float,
             default=0.02,
@@ -40,6 +48,9 @@ class Command(DatabaseCommand):
         )
 
     def handle(self, *args: object, **options: Any) -> None:
+        unknown = sorted(set(options["exclude"]) - set(FEATURE_NAMES))
+        if unknown:  # before minutes of collecting
+            raise CommandError(f"unknown reranker features {unknown}; features: {', '.join(FEATURE_NAMES)}")
         questions = []
         config = pipeline_config_default()
         for spec in options["sets"]:
@@ -60,6 +71,7 @@ class Command(DatabaseCommand):
                 sets=list(options["sets"]),
                 max_false_refusal=float(options["max_false_refusal"]),
                 embedding_model=config.embedding_model,
+                exclude=list(options["exclude"]),
             )
         except ValueError as exc:
             raise CommandError(str(exc)) from exc
