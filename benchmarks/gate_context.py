@@ -16,9 +16,12 @@ Per golden question (safety stages and the gate off, so every question is drafte
 by default): both context vectors, the draft's vector, the local judge's verdict (faithfulness
 and relevancy ≥ 0.5: the *related* cohort), and the *rotated* cohort as calibration builds it
 (each draft with its own context put to the next question of the same language:
-0.7·alignment_i + 0.3·cos(q_j, a_i)). Per language and representation: ROC AUC, the strictest
-threshold of the 0.20–0.91 sweep refusing ≤ 5 % of the related cohort and the share of rotated
-drafts it refuses, Youden's optimum, and the encoder time of the gate's vectors (ms).
+w·alignment_i + (1 − w)·cos(q_j, a_i)). Per language, representation and context weight w (the
+seed's 0.7 and each of :data:`zolsearch.search.gate.CONTEXT_WEIGHTS` calibration may choose):
+ROC AUC, the strictest threshold of the 0.20–0.91 sweep refusing ≤ 5 % of the related cohort and
+the share of rotated drafts it refuses, Youden's optimum, and the encoder time of the gate's
+vectors (ms). The top-level figures of a representation are at w = 0.7; ``by_weight`` has them
+all.
 
 Needs an index with the sets' pages (the full MedQuAD for the MedQuAD sets):
 ``EMBEDDED_PGDATA=.data/bench-ingest/postgres .venv/bin/python -m benchmarks.gate_context
@@ -52,7 +55,7 @@ def main(set_names: list[str]) -> None:
     from evaluation.metrics.criteria import FAITHFULNESS_PASS, RELEVANCY_PASS
     from zolsearch.search import selectors
     from zolsearch.search.config import MEASUREMENT_OVERRIDES, pipeline_config_default
-    from zolsearch.search.gate import CONTEXT_WEIGHT, QUESTION_WEIGHT
+    from zolsearch.search.gate import CONTEXT_WEIGHT, CONTEXT_WEIGHTS
     from zolsearch.search.generation import answer_plain, chunk_source_text
     from zolsearch.search.pipeline import SearchRequest, pipeline_run
     from zolsearch.search.stages.quality_gate import answer_sentences_vector, draft_gate_vectors
@@ -127,28 +130,38 @@ def main(set_names: list[str]) -> None:
             )
     report: dict[str, object] = {}
     for language, drafts in sorted(rows.items()):
-        per_variant = {}
+        per_variant: dict[str, object] = {}
         for variant in ("passages", "sentences", "stored"):
-            related = [
-                CONTEXT_WEIGHT * d["align"][variant] + QUESTION_WEIGHT * float(d["question"] @ d["answer"][variant])  # type: ignore[index, operator]
-                for d in drafts
-                if d["related"]
-            ]
-            rotated = [
-                CONTEXT_WEIGHT * d["align"][variant]  # type: ignore[index]
-                + QUESTION_WEIGHT * float(drafts[(i + 1) % len(drafts)]["question"] @ d["answer"][variant])  # type: ignore[index, operator]
-                for i, d in enumerate(drafts)
-            ]
-            point = operating_point_with_max_false_refusal(positive=related, negative=rotated, max_false_refusal=0.05)
-            youden = youden_optimum(positive=related, negative=rotated)
-            per_variant[variant] = {
-                "related": len(related),
-                "rotated": len(rotated),
-                "roc_auc": round(roc_auc(positive=related, negative=rotated), 4),
-                "threshold_5pct": round(point.threshold, 2) if point else None,
-                "rotated_refused_5pct": round(1 - point.fpr, 4) if point else None,
-                "youden": {"threshold": round(youden.threshold, 4), "j": round(youden.j, 4)},
-                "related_score_mean": round(float(np.mean(related)), 4),
+            by_weight = {}
+            for w in sorted({CONTEXT_WEIGHT, *CONTEXT_WEIGHTS}):
+                related = [
+                    w * d["align"][variant] + (1 - w) * float(d["question"] @ d["answer"][variant])  # type: ignore[index, operator]
+                    for d in drafts
+                    if d["related"]
+                ]
+                rotated = [
+                    w * d["align"][variant]  # type: ignore[index]
+                    + (1 - w) * float(drafts[(i + 1) % len(drafts)]["question"] @ d["answer"][variant])  # type: ignore[index, operator]
+                    for i, d in enumerate(drafts)
+                ]
+                point = operating_point_with_max_false_refusal(
+                    positive=related, negative=rotated, max_false_refusal=0.05
+                )
+                youden = youden_optimum(positive=related, negative=rotated)
+                by_weight[w] = {
+                    "related": len(related),
+                    "rotated": len(rotated),
+                    "roc_auc": round(roc_auc(positive=related, negative=rotated), 4),
+                    "threshold_5pct": round(point.threshold, 2) if point else None,
+                    "rotated_refused_5pct": round(1 - point.fpr, 4) if point else None,
+                    "youden": {"threshold": round(youden.threshold, 4), "j": round(youden.j, 4)},
+                    "related_score_mean": round(float(np.mean(related)), 4),
+                }
+            per_variant[variant] = by_weight[CONTEXT_WEIGHT] | {
+                "by_weight": {
+                    str(w): {k: v[k] for k in ("roc_auc", "threshold_5pct", "rotated_refused_5pct")}
+                    for w, v in by_weight.items()
+                }
             }
         difference = [abs(d["align"]["sentences"] - d["align"]["passages"]) for d in drafts]  # type: ignore[index]
         per_variant["alignment_abs_difference_mean"] = round(float(np.mean(difference)), 4)

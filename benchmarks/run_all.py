@@ -22,6 +22,7 @@ for module, args, env in (
     ("benchmarks.judge_agreement", [], {}),
     ("benchmarks.safety", [], {}),
     ("benchmarks.understanding", [], {}),
+    ("benchmarks.encoder_threads", [], {}),
     ("benchmarks.retrieval_quality", ["--set", "data/golden/medquad-heldout.jsonl", "--quiet"], BENCH_DB),
     ("benchmarks.retrieval_quality", ["--set", "data/golden/medquad-heldout-noisy.jsonl", "--quiet"], BENCH_DB),
     ("benchmarks.ablation", [], {}),

@@ -101,12 +101,14 @@ def site(live_server: Any, settings: Any) -> str:
     """The live server's address, with the session corpus (GARD, NINDS, CDC) in its database.
 
     Live-server tests are transactional and the database is flushed after each, so the corpus is
-    ingested again (unchanged files: only rows, a few seconds). The gate has today's fixed
-    threshold (the page is under test, not the calibration) and nothing is queued for judging.
+    ingested again (unchanged files: only rows, a few seconds). The gate has the seed's fixed
+    threshold and the ranking is the fused order (the page is under test, not the calibration or
+    the reranker model) and nothing is queued for judging.
     One question through the service first loads the models the pipeline trains or reads on
     first use (in this process, which the live server shares), outside the browser's waits.
     """
     settings.GATE_THRESHOLDS = {"use-multilingual-v3": 0.72}
+    settings.RERANKER = ""
     settings.GATE_CALIBRATION_PATH = Path("/nonexistent/gate.json")
     settings.JUDGE_ON_ANSWER = False
     call_command("ingest", "medquad", str(SLICE), "--subsets", *CORPUS_SUBSETS, verbosity=0)

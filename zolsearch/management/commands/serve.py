@@ -52,10 +52,18 @@ WORKER_WARM_SHUTDOWN_S = 2.5
 CHILDREN_KILL_AFTER_S = 8.0
 
 
-def _child_start(command: list[str]) -> subprocess.Popen[bytes]:
+def _child_start(command: list[str], *, env: dict[str, str] | None = None) -> subprocess.Popen[bytes]:
     """Start ``command`` in the project folder in a new process group (led by the child, whose pid
-    is the group id) with this environment."""
-    return subprocess.Popen(command, cwd=settings.BASE_DIR, env=os.environ.copy(), process_group=0)
+    is the group id) with this environment, plus ``env`` for names this environment lacks."""
+    return subprocess.Popen(command, cwd=settings.BASE_DIR, env=(env or {}) | os.environ.copy(), process_group=0)
+
+
+# The worker's encoder and numpy on one thread unless the operator says otherwise: it runs beside
+# web workers that already have a thread per core, and OpenBLAS threads that find their core busy
+# spin. Measured (benchmarks/encoder_threads.py, 2 cores, two other processes busy, one long
+# consumer message per encode): 2 threads 10.6 ms of CPU, 1 thread 2.8 ms; on a quiet machine
+# 2 threads gain 16 % wall time for 70 % more CPU (docs/BENCHMARKS.md, "Encoder threads").
+WORKER_ENV = {"EMBEDDING_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"}
 
 
 def _group_running(pgid: int) -> list[int]:
@@ -161,7 +169,8 @@ class Command(BaseCommand):
                     [
                         *("nice", "-n", "19", sys.executable, "-m", "celery", "-A", "zolsearch", "worker"),
                         *("--pool=prefork", "--concurrency=1", "--loglevel=WARNING"),
-                    ]
+                    ],
+                    env=WORKER_ENV,
                 )
             if not options["no_beat"]:
                 # The daily drift check and retention purge (rows of django-celery-beat's
