@@ -16,7 +16,7 @@ whose history names the calibration), and records a :class:`CalibrationChange`.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -32,7 +32,7 @@ from evaluation.calibration import (
 from evaluation.calibration_cohorts import LanguageCohorts, answers_of_runs, gate_cohorts_from_answers
 from evaluation.models import Calibration, CalibrationChange, EvaluationRun
 from zolsearch.search.config import gate_context_weights_by_language_for, gate_thresholds_by_language_for
-from zolsearch.search.gate import CONTEXT_WEIGHTS
+from zolsearch.search.gate import CONTEXT_WEIGHT, CONTEXT_WEIGHTS
 from zolsearch.search.services import pipeline_flag_set
 
 MIN_COHORT = 20  # fewer positives or negatives than this: no threshold (too noisy to choose one)
@@ -380,3 +380,53 @@ def calibrate_from_runs(
         sources=sources,
         created_by=created_by,
     )
+
+
+def calibration_check(
+    *,
+    runs: Sequence[EvaluationRun],
+    model_key: str,
+    thresholds: Mapping[str, float],
+    default_threshold: float,
+    context_weights: Mapping[str, float],
+) -> list[dict[str, Any]]:
+    """What a gate would have done to the drafts of each of ``runs`` (held-out runs, never
+    used to choose it): per run and question language, the share of judge-approved drafts it
+    refuses and of rotated (off-topic) drafts it refuses, against issue 10's targets (≤ 5 % and
+    ≥ 90 %). The gate is ``thresholds`` (language → threshold, else ``default_threshold``) with
+    ``context_weights`` (language → w in [0, 1], else the seed's 0.7); each draft's stored cosines
+    are rescored with that w (:meth:`LanguageCohorts.reweighted`), so runs made under another
+    calibration are checked against this one. Rows: ``run``, ``set``, ``language``,
+    ``threshold``, ``context_weight``, ``good`` and ``off_topic`` (cohort sizes), ``good_refused``
+    and ``off_topic_refused`` (shares in [0, 1]; None for an empty cohort), ``met``. Creates no
+    row; embeds each run's drafts and questions once (as calibration does)."""
+    rows: list[dict[str, Any]] = []
+    for run in runs:
+        cohorts = gate_cohorts_from_answers(answer_ids=answers_of_runs(runs=[run]), model_key=model_key)
+        for language, cohort in sorted(cohorts.items()):
+            threshold = float(thresholds.get(language, default_threshold))
+            weight = float(context_weights.get(language, CONTEXT_WEIGHT))
+            scored = cohort.reweighted(weight) if cohort.reweighable else cohort
+
+            def refused(scores: Sequence[float], t: float = threshold) -> float | None:
+                return round(sum(s < t for s in scores) / len(scores), 4) if scores else None
+
+            good, off_topic = refused(scored.related), refused(scored.unrelated)
+            rows.append(
+                {
+                    "run": run.pk,
+                    "set": run.golden_set.name,
+                    "language": language,
+                    "threshold": threshold,
+                    "context_weight": weight if cohort.reweighable else cohort.context_weight,
+                    "good": len(scored.related),
+                    "good_refused": good,
+                    "off_topic": len(scored.unrelated),
+                    "off_topic_refused": off_topic,
+                    "met": good is not None
+                    and off_topic is not None
+                    and good <= TARGET_FALSE_REFUSAL
+                    and off_topic >= TARGET_NEGATIVES_REFUSED,
+                }
+            )
+    return rows

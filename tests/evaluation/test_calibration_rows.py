@@ -264,3 +264,50 @@ def test_the_calibrate_command_exports_the_active_calibration(evaluated_run, tmp
     assert written[MODEL]["context_weights"] == {"nl": 0.7}
     with pytest.raises(Exception, match="no succeeded run"):
         call_command("calibrate", "--set", "nope")
+
+
+def test_the_check_reports_what_the_live_gate_refuses_of_held_out_drafts(evaluated_run, capsys) -> None:  # type: ignore[no-untyped-def]
+    """GIVEN a run and an active English calibration (threshold 0.70, w 0.7) WHEN the run is
+    checked THEN per language the shares refused are those of the run's judge-approved and
+    rotated drafts rescored with the live gate's w and threshold, the command prints them, and
+    no calibration row is created."""
+    from evaluation.calibration_cohorts import answers_of_runs
+    from evaluation.services.calibration import calibration_check
+
+    calibration_activate(calibration_id=_row(language="en").pk, changed_by="eva", reason="test")
+    before = Calibration.objects.count()
+    config = pipeline_config_default()
+    assert config.gate_thresholds_by_language == {"en": 0.70}
+    rows = calibration_check(
+        runs=[evaluated_run],
+        model_key=MODEL,
+        thresholds=config.gate_thresholds_by_language,
+        default_threshold=config.gate_threshold,
+        context_weights=config.gate_context_weights_by_language,
+    )
+    cohort = gate_cohorts_from_answers(answer_ids=answers_of_runs(runs=[evaluated_run]), model_key=MODEL)["en"]
+    scored = cohort.reweighted(0.7)
+    (english,) = [r for r in rows if r["language"] == "en"]
+    assert english["threshold"] == 0.70 and english["context_weight"] == 0.7
+    assert english["good"] == len(scored.related) > 0 and english["off_topic"] == len(scored.unrelated) > 0
+    assert english["good_refused"] == pytest.approx(
+        sum(s < 0.70 for s in scored.related) / len(scored.related), abs=1e-4
+    )
+    assert english["off_topic_refused"] == pytest.approx(
+        sum(s < 0.70 for s in scored.unrelated) / len(scored.unrelated), abs=1e-4
+    )
+    # A stricter gate refuses at least as much of both cohorts.
+    (strict,) = calibration_check(
+        runs=[evaluated_run], model_key=MODEL, thresholds={"en": 0.9}, default_threshold=0.9, context_weights={}
+    )
+    assert (
+        strict["good_refused"] >= english["good_refused"]
+        and strict["off_topic_refused"] >= english["off_topic_refused"]
+    )
+
+    call_command("calibrate", "--check", "--set", "calibration-dev")
+    out = capsys.readouterr().out
+    assert f"run {evaluated_run.pk} calibration-dev en: threshold 0.70, w 0.7; judge-approved refused" in out
+    assert Calibration.objects.count() == before
+    with pytest.raises(Exception, match="cannot be combined"):
+        call_command("calibrate", "--check", "--set", "calibration-dev", "--activate", "--reason", "x")

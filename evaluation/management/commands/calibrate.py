@@ -1,5 +1,6 @@
 """``manage.py calibrate --set NAME … [--run ID …] [--language nl …] [--max-false-refusal 0.05]
-[--activate --reason TEXT] [--export data/calibration/gate.json]``.
+[--activate --reason TEXT] [--export data/calibration/gate.json]``, or
+``manage.py calibrate --check --set NAME …`` on held-out runs.
 
 Calibrates the fast gate per language for the active embedding model on the stored answers of
 evaluation runs (the newest succeeded run of each ``--set``, and each ``--run``) and the review
@@ -8,6 +9,11 @@ and evidence. ``--activate`` makes the new rows with a threshold active (audited
 each request's configuration); ``--export`` writes the model's active calibration into the
 calibration file a fresh install starts with (``GATE_CALIBRATION_PATH``; other models' entries
 are kept).
+
+``--check`` creates no row: it prints, per run and language, what the live gate (the thresholds
+and context weights of the configuration requests get now) refuses of the runs' judge-approved
+and rotated drafts (:func:`evaluation.services.calibration.calibration_check`): the held-out
+check of a calibration chosen on other runs.
 """
 
 from __future__ import annotations
@@ -26,6 +32,7 @@ from evaluation.services.calibration import (
     CalibrationInvalid,
     calibrate_from_runs,
     calibration_activate,
+    calibration_check,
     calibration_file_entry,
 )
 from zolsearch.search.config import pipeline_config_default
@@ -42,9 +49,15 @@ class Command(DatabaseCommand):
         parser.add_argument("--activate", action="store_true", help="Activate the new rows that have a threshold.")
         parser.add_argument("--reason", default="", help="Why (required with --activate).")
         parser.add_argument("--export", default="", help="Write the active calibration to this calibration file.")
+        parser.add_argument(
+            "--check", action="store_true", help="Print what the live gate refuses of these runs' drafts; no rows."
+        )
 
     def handle(self, *args: object, **options: Any) -> None:
-        model_key = pipeline_config_default().embedding_model
+        config = pipeline_config_default()
+        model_key = config.embedding_model
+        if options["check"] and (options["activate"] or options["export"]):
+            raise CommandError("--check creates no rows: it cannot be combined with --activate or --export")
         if options["activate"] and not str(options["reason"]).strip():
             raise CommandError("--activate needs --reason (it is kept in the calibration's history)")
         runs = runs_latest_succeeded(names=options["sets"], model_key=model_key)
@@ -54,6 +67,26 @@ class Command(DatabaseCommand):
         explicit = list(EvaluationRun.objects.filter(pk__in=options["runs"]).select_related("golden_set"))
         if len(explicit) != len(set(options["runs"])):
             raise CommandError(f"unknown run id among {options['runs']}")
+        if options["check"]:
+            checked = calibration_check(
+                runs=[*runs, *explicit],
+                model_key=model_key,
+                thresholds=config.gate_thresholds_by_language,
+                default_threshold=config.gate_threshold,
+                context_weights=config.gate_context_weights_by_language,
+            )
+            for line in checked:
+                if options["languages"] and line["language"] not in options["languages"]:
+                    continue
+                good, off = line["good_refused"], line["off_topic_refused"]
+                self.stdout.write(
+                    f"run {line['run']} {line['set']} {line['language']}: threshold {line['threshold']:.2f}, "
+                    f"w {line['context_weight']:.1f}; judge-approved refused "
+                    f"{'—' if good is None else f'{good:.1%}'} of {line['good']}, off-topic refused "
+                    f"{'—' if off is None else f'{off:.1%}'} of {line['off_topic']}"
+                    f"{' (targets met)' if line['met'] else ''}"
+                )
+            return
         labels = [(label.answer_id, label.positive) for label in calibration_labels(model_key=model_key)]
         try:
             rows = calibrate_from_runs(
