@@ -46,7 +46,7 @@ from zolsearch.search.config import MEASUREMENT_OVERRIDES, PipelineConfig
 from zolsearch.search.pipeline import SearchRequest, pipeline_run
 from zolsearch.search.rerank import rerank_candidates
 from zolsearch.search.stages.rerank import crag_confidence
-from zolsearch.search.stages.retrieval import authority_applies
+from zolsearch.search.stages.retrieval import authority_share
 
 RETRIEVAL_ONLY = {**MEASUREMENT_OVERRIDES, "crag_enabled": False, "reranker": ""}
 MODEL_KEY = "features-lr"
@@ -90,7 +90,7 @@ def rerank_questions_collect(
             query_vector=state.search_vector if state.search_vector is not None else state.query_vector,
             model_key=state.provider.key,
             priorities=retrieval.source_priorities,
-            authority_intent=authority_applies(state),
+            authority=authority_share(state),
             qtype=state.qtype,
             focus=state.focus.text if state.focus is not None else "",
         )

@@ -48,6 +48,7 @@ FEATURE_NAMES = (
     "priority_for_intent",  # the same when the intent wants the hospital's own pages (practical, routing), else 0
     "lexical_hit",  # 1 when BM25 found the chunk, else 0
     "dense_hit",  # 1 when the dense retriever found the chunk, else 0
+    "dense_rel",  # dense / max dense of the query's candidates, in [-1, 1] (0 when no dense score is positive)
 )
 
 

@@ -77,3 +77,27 @@ def test_the_pipeline_searches_a_long_message_with_its_reduced_query() -> None:
         request=SearchRequest(question=STORY, language="en"), config=config.with_overrides(reduced_query_enabled=False)
     )
     assert off.search_query == "" and off.search_vector is None and off.trace.understanding.reduced == ""
+
+
+@pytest.mark.django_db
+def test_source_authority_is_the_classifiers_share_of_authority_intents() -> None:
+    """GIVEN a question the understanding classifier decides (the graph implies no intent)
+    WHEN the pipeline runs with a source priority configured
+    THEN the state keeps the classifier's intent probabilities (summing to 1, argmax = intent),
+    the reranker's authority share is their mass on ``source_authority_intents`` (the fused
+    boost keeps the argmax's 0 or 1), and with authority off the share is 0."""
+    from zolsearch.search.stages.retrieval import authority_share
+
+    question = "mag ik 's nachts bij mijn zoontje blijven als hij op de kinderafdeling ligt"
+    config = pipeline_config_default().with_overrides(source_priorities={"hospital": 10})
+    state = pipeline_run(request=SearchRequest(question=question, language="nl"), config=config)
+    probabilities = state.intent_probabilities
+    assert set(probabilities) == {i.value for i in Intent}
+    assert sum(probabilities.values()) == pytest.approx(1.0, abs=1e-3)
+    assert state.intent.value == max(probabilities, key=lambda i: probabilities[i])
+    expected = sum(p for i, p in probabilities.items() if i in config.source_authority_intents)
+    assert 0.0 < expected < 1.0
+    assert authority_share(state) == pytest.approx(expected)
+    assert authority_share(state, soft=False) == (1.0 if state.intent.value in config.source_authority_intents else 0.0)
+    state.config = config.with_overrides(source_authority_enabled=False)
+    assert authority_share(state) == 0.0

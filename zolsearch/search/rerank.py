@@ -53,7 +53,7 @@ def rerank_candidates(
     query_vector: np.ndarray | None,
     model_key: str,
     priorities: dict[str, int],
-    authority_intent: bool = False,
+    authority: float = 0.0,
     qtype: str = "",
     focus: str = "",
 ) -> list[RerankCandidate]:
@@ -62,8 +62,9 @@ def rerank_candidates(
     ``dense``/``lexical``: the retrievers' ``(chunk id, score)`` lists; ``query_vector``:
     ``(d,)`` float32 unit vector of ``model_key`` (None: dense features 0). The question is
     stemmed in each chunk's language, so an English page is matched on English stems.
-    ``authority_intent``: the question's intent wants the hospital's own pages (practical
-    information, complaints, routing); it switches on the ``priority_for_intent`` feature.
+    ``authority``: how much the question wants the hospital's own pages, in [0, 1]
+    (:func:`zolsearch.search.stages.retrieval.authority_share`); ``priority_for_intent`` is the
+    source's priority times it.
     ``qtype``: the question type understanding predicted (MedQuAD's types; "" unknown), matched
     against a document's ``metadata["qtype"]``. ``focus``: the question's linked focus
     (:class:`zolsearch.search.focus.Focus` text; "" none), matched after
@@ -80,6 +81,7 @@ def rerank_candidates(
             dense_scores[chunk_id] = float(np.dot(vector, query_vector))
     lexical_scores = dict(lexical)
     best_bm25 = max(lexical_scores.values(), default=0.0) or 1.0
+    best_dense = max((dense_scores.get(i, 0.0) for i in ids), default=0.0)
     stems_by_language: dict[str, set[str]] = {}
     focus_key = text_normalise(focus) if focus else ""
     candidates = []
@@ -101,9 +103,10 @@ def rerank_candidates(
             "qtype_match": 1.0 if qtype and qtype != "none" and chunk.document.metadata.get("qtype") == qtype else 0.0,
             "focus_match": 1.0 if focus_key and focus_key in document_foci(chunk.document.metadata) else 0.0,
             "priority": priority,
-            "priority_for_intent": priority if authority_intent else 0.0,
+            "priority_for_intent": priority * authority,
             "lexical_hit": 1.0 if chunk_id in lexical_scores else 0.0,
             "dense_hit": 1.0 if chunk_id in dense_hits else 0.0,
+            "dense_rel": dense_scores.get(chunk_id, 0.0) / best_dense if best_dense > 0 else 0.0,
         }
         candidates.append(RerankCandidate(text=f"{chunk.document.title}\n{chunk.text}", features=features))
     return candidates

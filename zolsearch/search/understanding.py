@@ -22,7 +22,7 @@ import json
 import logging
 import re
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
@@ -87,13 +87,15 @@ def _content_words(sentence: str, stop: set[str]) -> list[str]:
 class Understanding:
     """``intent`` (an :class:`~zolsearch.search.contract.Intent` value) and ``qtype`` (one of
     :data:`QTYPES`) with their probabilities in [0, 1]; ``reduced``: the search query for
-    retrieval ("" when the question is used as it is)."""
+    retrieval ("" when the question is used as it is); ``intent_probabilities``: every intent
+    the classifier knows → its probability (sums to 1, 4 decimals)."""
 
     intent: str
     intent_confidence: float
     qtype: str
     qtype_confidence: float
     reduced: str
+    intent_probabilities: dict[str, float] = field(default_factory=dict)
 
 
 def query_reduce(question: str, *, language: str) -> str:
@@ -211,13 +213,13 @@ class UnderstandingModel:
         """Intent, question type and reduced query of one question (``vector``: its ``(d,)``
         query vector of the provider the model was fitted with)."""
         matrix = vector.reshape(1, -1)
-        (intent, intent_p), (qtype, qtype_p) = (
-            self.intent.predict_best([text], matrix)[0],
-            self.qtype.predict_best([text], matrix)[0],
-        )
+        intents = self.intent.predict_proba_many([text], matrix)[0]
+        intent = max(intents, key=lambda label: intents[label])
+        qtype, qtype_p = self.qtype.predict_best([text], matrix)[0]
         return Understanding(
             intent=intent,
-            intent_confidence=intent_p,
+            intent_confidence=intents[intent],
+            intent_probabilities=intents,
             qtype=qtype,
             qtype_confidence=qtype_p,
             reduced=query_reduce(text, language=language),

@@ -85,6 +85,8 @@ class SearchState:
     red_flag: RedFlagHit | None = None
     emergency_notice: bool = False
     intent: Intent = Intent.GENERAL
+    # intent → probability from the understanding classifier when its intent was taken ({}: the graph's or none)
+    intent_probabilities: dict[str, float] = field(default_factory=dict)
     routing: bool = False  # a "where / which department / which doctor" question the graph answers
     pinned: list[RoutingFact] = field(default_factory=list)
     resolution: Resolution | None = None  # the taxonomy's resolution of the question

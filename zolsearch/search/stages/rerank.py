@@ -18,7 +18,7 @@ from zolsearch.search.contract import Intent, Outcome
 from zolsearch.search.filco import filco_keep, kept_vector
 from zolsearch.search.rerank import rerank_candidates
 from zolsearch.search.stages.base import SearchState, Stage, StopPipeline
-from zolsearch.search.stages.retrieval import authority_applies, dense_retrieve, fuse, lexical_retrieve, retrieval_depth
+from zolsearch.search.stages.retrieval import authority_share, dense_retrieve, fuse, lexical_retrieve, retrieval_depth
 
 logger = logging.getLogger(__name__)
 _WORD = re.compile(r"[^\W\d_]+", re.UNICODE)
@@ -107,7 +107,7 @@ def rerank_apply(
         query_vector=state.search_vector if state.search_vector is not None else state.query_vector,
         model_key=state.provider.key,
         priorities=state.config.source_priorities if state.config.source_authority_enabled else {},
-        authority_intent=authority_applies(state),
+        authority=authority_share(state),
         qtype=state.qtype,
         focus=state.focus.text if state.focus is not None else "",
     )
@@ -135,7 +135,7 @@ class RerankStage(Stage):
     cached = True
     reads = frozenset(
         {"request", "search_query", "search_vector", "language", "config", "provider", "query_vector", "dense"}
-        | {"lexical", "fused", "chunks", "intent", "qtype", "focus", "question"}
+        | {"lexical", "fused", "chunks", "intent", "intent_probabilities", "qtype", "focus", "question"}
     )
     adds = frozenset({"fused", "chunks", "rerank"})
 

@@ -83,8 +83,8 @@ def fuse(
     if not fused:
         return [], {}
     config = state.config
-    authority = authority_applies(state)
-    boosting = authority or config.language_boost > 0
+    authority = authority_share(state, soft=False)
+    boosting = authority > 0 or config.language_boost > 0
     chunks = selectors.chunks_by_ids([i for i, _ in (fused if boosting else fused[:keep])])
     if boosting:
         fused = fused_boost(fused, {i: _multiplier(state, chunk, authority=authority) for i, chunk in chunks.items()})
@@ -92,24 +92,33 @@ def fuse(
     return fused, {i: chunks[i] for i, _ in fused}
 
 
-def authority_applies(state: SearchState) -> bool:
-    """Source authority is on, some source has a priority, and the question's intent wants the
-    hospital's own pages (``source_authority_intents``)."""
+def authority_share(state: SearchState, *, soft: bool = True) -> float:
+    """How much the question wants the hospital's own pages, in [0, 1].
+
+    0 when source authority is off or no source has a priority. When the intent came from the
+    understanding classifier (``state.intent_probabilities`` set), its probability mass on
+    ``source_authority_intents``: a visiting question the classifier calls 40 % practical and 45 %
+    advice still gets 0.4 + the other authority intents, not 0 (before 2026-11-25 the argmax
+    decided, and one in four hospital-nl questions lost the hospital's priority; docs/EVALUATION.md,
+    "Soft source authority"). Otherwise (the graph's intent, or no classifier) 1.0 or 0.0 by
+    whether the intent is one of them.
+    """
     config = state.config
-    return bool(
-        config.source_authority_enabled
-        and config.source_priorities
-        and state.intent.value in config.source_authority_intents
-    )
+    if not (config.source_authority_enabled and config.source_priorities):
+        return 0.0
+    if soft and state.intent_probabilities:
+        share = sum(p for intent, p in state.intent_probabilities.items() if intent in config.source_authority_intents)
+        return float(min(max(share, 0.0), 1.0))
+    return 1.0 if state.intent.value in config.source_authority_intents else 0.0
 
 
-def _multiplier(state: SearchState, chunk: Chunk, *, authority: bool) -> float:
-    """Source authority (when ``authority``: :func:`authority_applies`) × question language
-    (see :class:`PipelineConfig`)."""
+def _multiplier(state: SearchState, chunk: Chunk, *, authority: float) -> float:
+    """Source authority (``authority``: :func:`authority_share`, in [0, 1]) × question language
+    (see :class:`PipelineConfig`): ``(1 + w · a · priority / 10) · (1 + language boost)``."""
     config, multiplier = state.config, 1.0
-    if authority:
+    if authority > 0:
         priority = config.source_priorities.get(chunk.document.source.key, 0)
-        multiplier *= 1.0 + config.source_authority_weight * priority / SOURCE_PRIORITY_MAX
+        multiplier *= 1.0 + config.source_authority_weight * authority * priority / SOURCE_PRIORITY_MAX
     if config.language_boost and chunk.language == state.language:
         multiplier *= 1.0 + config.language_boost
     return multiplier
@@ -154,7 +163,7 @@ class FusionStage(Stage):
 
     name = "fusion"
     cached = True
-    reads = frozenset({"dense", "lexical", "config", "language", "request", "intent"})
+    reads = frozenset({"dense", "lexical", "config", "language", "request", "intent", "intent_probabilities"})
     adds = frozenset({"fused", "chunks"})
 
     def run(self, state: SearchState) -> None:

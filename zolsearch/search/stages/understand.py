@@ -36,7 +36,7 @@ class QueryUnderstandingStage(Stage):
 
     name = "understanding"
     reads = frozenset({"question", "language", "config", "provider", "query_vector", "intent", "resolution"})
-    adds = frozenset({"intent", "qtype", "focus", "search_query", "search_vector"})
+    adds = frozenset({"intent", "intent_probabilities", "qtype", "focus", "search_query", "search_vector"})
 
     def applies(self, state: SearchState) -> bool:
         return state.config.understanding_enabled and state.query_vector is not None
@@ -65,6 +65,7 @@ class QueryUnderstandingStage(Stage):
         state.qtype = understood.qtype
         if state.intent == Intent.GENERAL and understood.intent_confidence >= state.config.understanding_intent_min:
             state.intent = Intent(understood.intent)
+            state.intent_probabilities = dict(understood.intent_probabilities)
         if state.config.reduced_query_enabled and understood.reduced:
             state.search_query = understood.reduced
             if state.config.dense_enabled:
