@@ -103,3 +103,33 @@ def test_the_understanding_stage_records_the_focus_on_the_trace() -> None:
         "medquad",
         "C1838099",
     )
+
+
+def test_a_dutch_spelling_links_the_medquad_focus_and_the_name_is_searched_too() -> None:
+    """GIVEN the ingested MedQuAD slice WHEN a Dutch question spells a focus the Dutch way
+    ("abetalipoproteïnemie") THEN the fuzzy match links it (the question's word as matched), the
+    pipeline searches the focus's own name beside the question and says so on the trace, and
+    not when the flag is off; ordinary words and a word that is only part of a longer name
+    ("syndroom") link nothing."""
+    medquad_lexicon_clear()
+    question = "Is abetalipoproteïnemie erfelijk? Mijn neefje heeft het."
+    focus = focus_link(question=question, resolution=None)
+    assert focus == Focus(
+        text="Abetalipoproteinemia",
+        kind="condition",
+        source="medquad",
+        identifier="C0000744",
+        matched="abetalipoproteinemie",
+    )
+    assert focus_link(question="Hoe lang duurt de operatie en mag ik parkeren?", resolution=None) is None
+    assert focus_link(question="wat houdt dat syndroom juist in?", resolution=None) is None
+    config = pipeline_config_default()
+    state = pipeline_run(request=SearchRequest(question=question, language="nl"), config=config)
+    assert state.search_query.endswith(" Abetalipoproteinemia")
+    assert state.trace.understanding is not None and state.trace.understanding.expanded == "Abetalipoproteinemia"
+    off = pipeline_run(
+        request=SearchRequest(question=question, language="nl"),
+        config=config.with_overrides(focus_expansion_enabled=False),
+    )
+    assert "Abetalipoproteinemia" not in off.search_query
+    assert off.trace.understanding is not None and off.trace.understanding.expanded == ""

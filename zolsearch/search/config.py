@@ -77,6 +77,8 @@ class PipelineConfig(BaseModel):
       classifier's intent is used when the graph implies none and its probability is ≥
       ``understanding_intent_min``. ``reduced_query_enabled``: long messages are searched with
       their reduced query (BM25 and a second query vector for dense retrieval).
+      ``focus_expansion_enabled``: a MedQuAD focus linked by a fuzzy match (a Dutch spelling of
+      the disease name) is added to the text BM25 and the reranker search.
     - ``followup_enabled`` / ``followup_max_age_s``: a short message of a conversation
       ("en in Maaseik?") is resolved against the latest API turn of the same ``conversation_id``
       asked at most ``followup_max_age_s`` seconds before (1,800 s: half an hour, provisional);
@@ -140,6 +142,7 @@ class PipelineConfig(BaseModel):
     followup_max_age_s: int = Field(default=1800, ge=0, le=86400)
     understanding_intent_min: float = Field(default=0.0, ge=0.0, le=1.0)
     reduced_query_enabled: bool = True
+    focus_expansion_enabled: bool = True
     reranker: str = ""
     rerank_depth: int = Field(default=20, ge=1, le=1000)
     think_harder_candidates: int = Field(default=100, ge=1, le=1000)

@@ -138,7 +138,8 @@ class UnderstandingTrace(_Trace):
     the question was used as it is), and the linked focus (:mod:`zolsearch.search.focus`:
     ``focus`` as its source names it, ``focus_kind`` condition/drug/procedure/department/doctor,
     ``focus_source`` taxonomy/snomed/medquad, ``focus_id`` entity slug, SNOMED CT concept id or
-    UMLS CUI; all "" when none was found)."""
+    UMLS CUI; all "" when none was found); ``expanded``: the focus name added to the searched
+    text when the question spells it differently ("" none)."""
 
     intent: str = ""
     intent_confidence: float | None = None
@@ -149,6 +150,7 @@ class UnderstandingTrace(_Trace):
     focus_kind: str = ""
     focus_source: str = ""
     focus_id: str = ""
+    expanded: str = ""
 
 
 class RetrievalTrace(_Trace):

@@ -21,6 +21,19 @@ the question (SNOMED CT on a tie); within one source the longest match wins:
    process, read again when the index version changed, checked at most every
    :data:`LEXICON_CHECK_S` seconds (a new ingestion is seen within that time).
 
+When no MedQuAD term is in the question word for word, a **fuzzy** match is tried: a question
+word of at least :data:`FUZZY_MIN_CHARS` letters, not a stop word, whose character-trigram
+TF-IDF vector (scikit-learn ``TfidfVectorizer(analyzer="char_wb")``) has cosine ≥
+:data:`FUZZY_MIN_SIMILARITY` with a focus's, or ≥ :data:`FUZZY_MIN_SIMILARITY_SYNONYM` with a
+UMLS synonym's (synonyms include everyday words: "operatie" is 0.71 from "operation"), and
+whose length is at least :data:`FUZZY_MIN_LENGTH_RATIO` of the term's and the other way round
+(a word is not a match for a longer name it is one part of: "syndroom" is not "Bloom
+syndrome", "complicaties" not "Diabetes Complications"). Words that are a word of
+:data:`FUZZY_GENERIC_TERMS` or more MedQuAD terms ("syndrome", "infections", "diabetic") are
+generic: they are not tried. It links the Dutch spellings of
+cognate disease names patients type ("cholangiocarcinoom" → Cholangiocarcinoma 0.78, "leukemie"
+→ Leukemia 0.74, "dementie" → Dementia 0.71) and their misspellings.
+
 Accuracy on the labelled set: ``benchmarks/understanding.py focus`` (``docs/EVALUATION.md``).
 """
 
@@ -29,9 +42,14 @@ from __future__ import annotations
 import re
 import threading
 import time
+from collections import Counter
 from dataclasses import dataclass
 
-from core.text import text_normalise
+import numpy as np
+from scipy import sparse
+from sklearn.feature_extraction.text import TfidfVectorizer
+
+from core.text import STOPWORDS, text_normalise
 from taxonomy.resolver import Resolution, ngrams
 
 FOCUS_KINDS = ("condition", "drug", "procedure", "department", "doctor")
@@ -39,6 +57,16 @@ LEXICON_CHECK_S = 60.0
 # UMLS synonyms shorter than this are acronyms ("AGS", "AMS", "MS") that read as ordinary words
 # or initials in patients' messages; a focus's own name is kept whatever its length.
 MIN_SYNONYM_CHARS = 4
+# Fuzzy focus: question words this long or longer (shorter words are ordinary words too often),
+# and the least cosine of character trigrams (chosen on hand-picked Dutch words before any
+# measurement: true cognates score 0.58–0.94, "parkeren" → "marker x syndrome" 0.52, "hersenen"
+# → "andersen syndrome" 0.50; docs/EVALUATION.md, "Fuzzy focus").
+FUZZY_MIN_CHARS = 8
+FUZZY_MIN_SIMILARITY = 0.6
+FUZZY_MIN_SIMILARITY_SYNONYM = 0.75
+FUZZY_MIN_LENGTH_RATIO = 0.7
+FUZZY_GENERIC_TERMS = 3
+_LETTERS = re.compile(r"[^\W\d_]+", re.UNICODE)
 # Entity types of the taxonomy → focus kinds (a campus or service is practical information).
 _ENTITY_KIND = {"doctor": "doctor", "department": "department", "condition": "condition", "treatment": "procedure"}
 # Steps of a resolution trail that mean the question names the entity itself.
@@ -94,6 +122,10 @@ class _Lexicon:
         self.checked = float("-inf")
         self.terms: dict[str, _Term] = {}
         self.longest = 0
+        self.foci: list[str] = []  # normalised foci, then synonyms: what the fuzzy match reads
+        self.fuzzy_min: np.ndarray = np.zeros(0)  # (len(foci),) float64: the cosine each needs
+        self.generic: frozenset[str] = frozenset()  # words of ≥ FUZZY_GENERIC_TERMS terms
+        self.fuzzy: tuple[TfidfVectorizer, sparse.csr_matrix] | None = None  # fitted on ``foci`` at first use
 
 
 _LEXICON = _Lexicon()
@@ -137,6 +169,13 @@ def medquad_lexicon() -> dict[str, _Term]:
                     synonyms.setdefault(normalised, term)
         _LEXICON.terms = {k: v for k, v in {**synonyms, **foci}.items() if k}
         _LEXICON.longest = max((len(k.split()) for k in _LEXICON.terms), default=0)
+        own = sorted(k for k in foci if k)
+        others = sorted(k for k in synonyms if k and k not in foci)
+        _LEXICON.foci = own + others
+        _LEXICON.fuzzy_min = np.array([FUZZY_MIN_SIMILARITY] * len(own) + [FUZZY_MIN_SIMILARITY_SYNONYM] * len(others))
+        _LEXICON.fuzzy = None
+        counts = Counter(word for term in _LEXICON.terms for word in set(term.split()))
+        _LEXICON.generic = frozenset(word for word, n in counts.items() if n >= FUZZY_GENERIC_TERMS)
         _LEXICON.version = version
         return _LEXICON.terms
 
@@ -156,6 +195,7 @@ def medquad_lexicon_clear() -> None:
     """Forget the lexicon (it is read again on next use)."""
     with _LEXICON.lock:
         _LEXICON.version, _LEXICON.checked, _LEXICON.terms, _LEXICON.longest = "", float("-inf"), {}, 0
+        _LEXICON.foci, _LEXICON.fuzzy, _LEXICON.fuzzy_min, _LEXICON.generic = [], None, np.zeros(0), frozenset()
 
 
 def _snomed_kinds(concept_ids: list[int]) -> dict[int, str]:
@@ -228,7 +268,55 @@ def _medquad_focus(question: str) -> Focus | None:
     grams = ngrams(text_normalise(question), max_n=max(1, _LEXICON.longest))
     found = [gram for gram in grams if gram in lexicon]
     if not found:
-        return None
+        return _fuzzy_focus(question, lexicon)
     gram = max(found, key=lambda g: (len(g.split()), len(g)))
     entry = lexicon[gram]
     return Focus(text=entry.focus, kind=entry.kind, source="medquad", identifier=entry.cui, matched=gram)
+
+
+def _fuzzy_index() -> tuple[TfidfVectorizer, sparse.csr_matrix, list[str], np.ndarray] | None:
+    """The character-trigram TF-IDF of MedQuAD's foci and synonyms (fitted once per lexicon
+    version, ≈ 0.2 s for 15,000 terms), the terms in row order and the cosine each needs; None
+    when there are none."""
+    with _LEXICON.lock:
+        if not _LEXICON.foci:
+            return None
+        if _LEXICON.fuzzy is None:
+            vectorizer = TfidfVectorizer(analyzer="char_wb", ngram_range=(3, 3), sublinear_tf=True)
+            _LEXICON.fuzzy = (vectorizer, vectorizer.fit_transform(_LEXICON.foci))
+        vectorizer, matrix = _LEXICON.fuzzy
+        return vectorizer, matrix, _LEXICON.foci, _LEXICON.fuzzy_min
+
+
+def fuzzy_focus_candidates(question: str) -> list[str]:
+    """The normalised words of ``question`` the fuzzy match tries: at least
+    :data:`FUZZY_MIN_CHARS` letters, not a stop word (Dutch, English or French), not generic
+    (a word of :data:`FUZZY_GENERIC_TERMS` or more MedQuAD terms), once each."""
+    stop = STOPWORDS.get("nl", set()) | STOPWORDS.get("en", set()) | STOPWORDS.get("fr", set())
+    words: list[str] = []
+    for word in _LETTERS.findall(text_normalise(question)):
+        if len(word) >= FUZZY_MIN_CHARS and word not in stop and word not in _LEXICON.generic and word not in words:
+            words.append(word)
+    return words
+
+
+def _fuzzy_focus(question: str, lexicon: dict[str, _Term]) -> Focus | None:
+    """The MedQuAD focus (or synonym's focus) most similar to one of the question's long words,
+    when the cosine of their character trigrams reaches the term's minimum (see the module
+    docstring)."""
+    words = fuzzy_focus_candidates(question)
+    index = _fuzzy_index() if words else None
+    if index is None:
+        return None
+    vectorizer, matrix, foci, minimum = index
+    similarity = (vectorizer.transform(words) @ matrix.T).toarray()  # (words, terms), cosine in [0, 1]
+    similarity[similarity < minimum] = 0.0
+    lengths = np.array([len(term) for term in foci], dtype=np.float64)
+    for n, word in enumerate(words):
+        ratio = np.minimum(lengths, len(word)) / np.maximum(lengths, len(word))
+        similarity[n, ratio < FUZZY_MIN_LENGTH_RATIO] = 0.0
+    row, column = np.unravel_index(int(similarity.argmax()), similarity.shape)
+    if similarity[row, column] <= 0.0:
+        return None
+    entry = lexicon[foci[column]]
+    return Focus(text=entry.focus, kind=entry.kind, source="medquad", identifier=entry.cui, matched=words[row])

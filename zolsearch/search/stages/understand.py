@@ -9,6 +9,7 @@ from django.conf import settings
 
 from core.language import language_detect
 from core.providers.embeddings import EmbeddingUnavailable
+from core.text import text_normalise
 from zolsearch.search.contract import Intent, UnderstandingTrace
 from zolsearch.search.focus import focus_link
 from zolsearch.search.stages.base import SearchState, Stage
@@ -70,3 +71,14 @@ class QueryUnderstandingStage(Stage):
             state.search_query = understood.reduced
             if state.config.dense_enabled:
                 state.search_vector = state.provider.embed_query(understood.reduced)
+        if state.config.focus_expansion_enabled and state.focus is not None and state.focus.source == "medquad":
+            name = text_normalise(state.focus.text)
+            if (
+                name
+                and state.focus.matched != name
+                and name not in text_normalise(state.search_query or state.question)
+            ):
+                # A fuzzy focus ("cholangiocarcinoom"): BM25 and the reranker's term features
+                # also search the name the pages use ("Cholangiocarcinoma").
+                state.search_query = f"{state.search_query or state.question} {state.focus.text}"
+                state.trace.understanding.expanded = state.focus.text
