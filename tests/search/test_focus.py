@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from ingestion.models import Chunk, Document
 from taxonomy.models import Alias
 from taxonomy.resolver import text_resolve
 from taxonomy.services import sample_hospital_load
@@ -14,6 +15,7 @@ from taxonomy.snomed import snomed_import
 from zolsearch.search.config import pipeline_config_default
 from zolsearch.search.focus import Focus, focus_link, medquad_lexicon_clear
 from zolsearch.search.pipeline import SearchRequest, pipeline_run
+from zolsearch.search.stages.generate import chunks_same_focus
 
 pytestmark = pytest.mark.django_db
 SNOMED = Path(__file__).resolve().parent.parent.parent / "data" / "snomed" / "heartfailure-subset"
@@ -133,3 +135,22 @@ def test_a_dutch_spelling_links_the_medquad_focus_and_the_name_is_searched_too()
     )
     assert "Abetalipoproteinemia" not in off.search_query
     assert off.trace.understanding is not None and off.trace.understanding.expanded == ""
+
+
+def test_an_answer_about_a_named_condition_keeps_only_pages_about_it() -> None:
+    """GIVEN the answer passages of "What are the symptoms of ABCD syndrome?" as the fused order
+    once had them (ABCD syndrome, Acrorenal mandibular syndrome) and a page without a focus
+    WHEN the linked focus is ABCD syndrome THEN the Acrorenal page is left out and the page
+    without a focus stays; with no focus, or a focus none of the pages is about, nothing is."""
+    abcd = Chunk.objects.filter(document__url__endswith="/gard/335/abcd-syndrome").select_related("document").first()
+    other = (
+        Chunk.objects.filter(document__url__endswith="/gard/480/acrorenal-mandibular-syndrome")
+        .select_related("document")
+        .first()
+    )
+    assert abcd is not None and other is not None
+    plain = Chunk(text="Bezoekuren: van 14 tot 20 uur.", document=Document(title="Bezoek", metadata={}))
+    chunks = [abcd, other, plain]
+    assert chunks_same_focus(chunks, focus="ABCD syndrome") == [abcd, plain]
+    assert chunks_same_focus(chunks, focus="") == chunks
+    assert chunks_same_focus(chunks, focus="Wilson disease") == chunks

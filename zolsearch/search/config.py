@@ -33,6 +33,10 @@ class PipelineConfig(BaseModel):
     - ``dense_candidates``/``lexical_candidates``: hits taken from each retriever (design: 20).
     - ``rrf_k``: Reciprocal Rank Fusion constant, 60 (Cormack, Clarke & Büttcher, SIGIR 2009).
     - ``top_k``: fused candidates kept (design: 10); ``answer_chunks`` of them feed the answer.
+      ``answer_same_focus``: when the question's linked focus is the subject of one of those
+      passages, passages about another MedQuAD focus are left out of the answer (no "Acrorenal
+      mandibular syndrome" sentence in an answer about ABCD syndrome); pages without a focus
+      (hospital pages, RIVM) always stay.
     - ``gate_threshold``: pass when the gate score ≥ it (cosine scale, [-1, 1]);
       ``gate_thresholds_by_language``: the calibrated threshold of the question's language
       (the active calibration rows, ``manage.py calibrate``; a fresh install starts from
@@ -118,6 +122,7 @@ class PipelineConfig(BaseModel):
     top_k: int = Field(default=10, ge=1, le=1000)
     answer_chunks: int = Field(default=3, ge=1, le=50)
     answer_max_sentences: int = Field(default=4, ge=1, le=50)
+    answer_same_focus: bool = True
     gate_enabled: bool = True
     generator: str = "extractive"
     llm_model: str = ""

@@ -71,6 +71,7 @@ _SPECS = (
     FlagSpec("generator", "answer", "Answer writer: extractive (offline) or llm (needs LLM_BASE_URL and LLM_MODEL)."),
     FlagSpec("answer_chunks", "answer", "Passages the answer is written from."),
     FlagSpec("answer_max_sentences", "answer", "Longest answer, in sentences."),
+    FlagSpec("answer_same_focus", "answer", "Answer a question about a named condition only from pages about that condition, when one was found."),
     FlagSpec("gate_enabled", "gate", "Check every draft against its context before serving it."),
     FlagSpec("gate_threshold", "gate", "Gate score (cosine) a draft needs; per embedding model.", per_model=True),
     FlagSpec("gate_thresholds_by_language", "gate", 'Gate thresholds per language as JSON, e.g. {"nl": 0.6}; per embedding model.', per_model=True),

@@ -6,12 +6,29 @@ from __future__ import annotations
 import logging
 
 from core.providers.llm import LLMUnavailable
+from core.text import text_normalise
+from ingestion.models import Chunk
 from taxonomy.selectors import department_names_except
 from zolsearch.search.contract import Outcome
+from zolsearch.search.focus import document_foci
 from zolsearch.search.generation import answer_extractive, answer_llm, draft_pin
 from zolsearch.search.stages.base import SearchState, Stage, StopPipeline
 
 logger = logging.getLogger(__name__)
+
+
+def chunks_same_focus(chunks: list[Chunk], *, focus: str) -> list[Chunk]:
+    """``chunks`` (in order) without those about another MedQuAD focus than ``focus``, when at
+    least one is about ``focus`` itself (:func:`~zolsearch.search.focus.document_foci`: its focus
+    or a UMLS synonym). Unchanged when ``focus`` is "" or no chunk is about it; chunks of
+    documents without foci (hospital pages, RIVM) are always kept."""
+    key = text_normalise(focus) if focus else ""
+    if not key:
+        return chunks
+    foci = [document_foci(chunk.document.metadata) for chunk in chunks]
+    if not any(key in names for names in foci):
+        return chunks
+    return [chunk for chunk, names in zip(chunks, foci, strict=True) if not names or key in names]
 
 
 class GenerationStage(Stage):
@@ -19,11 +36,13 @@ class GenerationStage(Stage):
 
     name = "generate"
     cached = True
-    reads = frozenset({"question", "language", "config", "fused", "chunks", "pinned", "filtered"})
+    reads = frozenset({"question", "language", "config", "fused", "chunks", "pinned", "filtered", "focus"})
     adds = frozenset({"draft", "documents_text"})
 
     def run(self, state: SearchState) -> None:
         top = [state.chunks[i] for i, _ in state.fused[: state.config.answer_chunks] if i in state.chunks]
+        if state.config.answer_same_focus:
+            top = chunks_same_focus(top, focus=state.focus.text if state.focus is not None else "")
         if state.config.generator == "llm" and state.config.llm_model:
             try:
                 state.draft = answer_llm(
