@@ -101,6 +101,10 @@ def test_think_harder_reranks_a_deeper_pool() -> None:
 
 def test_a_missing_reranker_model_keeps_the_fused_order(settings, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     settings.RERANK_MODEL_PATH = tmp_path / "absent.json"
+    # The fused order's answer, from the ABCD syndrome pages only (answer_same_focus leaves the
+    # Acrorenal page out), scores 0.710 against the tests' uncalibrated 0.72: 0.70 here, as in
+    # tests/search/test_api.py (the calibrated thresholds are 0.37 en and 0.30 nl).
+    settings.GATE_THRESHOLDS = {"use-multilingual-v3": 0.70}
     config = pipeline_config_default().with_overrides(crag_enabled=True)
     assert config.crag_lower is None  # no calibration for a missing model: CRAG is bypassed
     state = pipeline_run(request=SearchRequest(question=QUESTION, language="en"), config=config)
