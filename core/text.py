@@ -121,17 +121,20 @@ def words_stem(words: list[str], *, language: str) -> list[str]:
 
 def terms_stem(text: str, *, language: str) -> list[str]:
     """Lower-cased Snowball stems of the words of ``text``, stopwords removed, order kept."""
-    stop = STOPWORDS.get(language, STOPWORDS["en"])
-    return [_stem(language, word) for word in _WORD.findall(text.lower()) if word not in stop and len(word) > 1]
+    return [_stem(language, word) for word in _content_words(text, language)]
 
 
 def terms_stem_set(text: str, *, language: str) -> frozenset[str]:
     """The set of :func:`terms_stem` of ``text``, stemming each distinct word once (a chunk of
     300 words has about 150 distinct ones; the reranker's coverage features only need the set)."""
+    return frozenset(_stem(language, word) for word in set(_content_words(text, language)))
+
+
+def _content_words(text: str, language: str) -> list[str]:
+    """Lower-cased words of ``text`` of 2 or more characters that are not stop words of
+    ``language`` (English ones for a language without a list), in order."""
     stop = STOPWORDS.get(language, STOPWORDS["en"])
-    return frozenset(
-        _stem(language, word) for word in set(_WORD.findall(text.lower())) if word not in stop and len(word) > 1
-    )
+    return [word for word in _WORD.findall(text.lower()) if word not in stop and len(word) > 1]
 
 
 # --- normalisation (aliases, SNOMED terms, the resolver, entity recall) ---

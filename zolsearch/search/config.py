@@ -81,8 +81,9 @@ class PipelineConfig(BaseModel):
       classifier's intent is used when the graph implies none and its probability is ≥
       ``understanding_intent_min``. ``reduced_query_enabled``: long messages are searched with
       their reduced query (BM25 and a second query vector for dense retrieval).
-      ``focus_expansion_enabled``: a MedQuAD focus linked by a fuzzy match (a Dutch spelling of
-      the disease name) is added to the text BM25 and the reranker search.
+      ``focus_expansion_enabled``: a MedQuAD focus the question names another way (a UMLS
+      synonym, or a Dutch spelling or misspelling through the fuzzy match) is added to the text
+      BM25 and the reranker search.
     - ``followup_enabled`` / ``followup_max_age_s``: a short message of a conversation
       ("en in Maaseik?") is resolved against the latest API turn of the same ``conversation_id``
       asked at most ``followup_max_age_s`` seconds before (1,800 s: half an hour, provisional);

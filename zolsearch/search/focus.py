@@ -67,6 +67,7 @@ FUZZY_MIN_SIMILARITY_SYNONYM = 0.75
 FUZZY_MIN_LENGTH_RATIO = 0.7
 FUZZY_GENERIC_TERMS = 3
 _LETTERS = re.compile(r"[^\W\d_]+", re.UNICODE)
+_FUZZY_STOP = frozenset().union(*(STOPWORDS.get(language, set()) for language in ("nl", "en", "fr")))
 # Entity types of the taxonomy → focus kinds (a campus or service is practical information).
 _ENTITY_KIND = {"doctor": "doctor", "department": "department", "condition": "condition", "treatment": "procedure"}
 # Steps of a resolution trail that mean the question names the entity itself.
@@ -118,12 +119,17 @@ class _Lexicon:
 
     def __init__(self) -> None:
         self.lock = threading.Lock()
+        self.reset()
+
+    def reset(self) -> None:
+        """Empty, never read (the caller holds ``lock`` or is the constructor)."""
         self.version = ""
         self.checked = float("-inf")
         self.terms: dict[str, _Term] = {}
         self.longest = 0
         self.foci: list[str] = []  # normalised foci, then synonyms: what the fuzzy match reads
-        self.fuzzy_min: np.ndarray = np.zeros(0)  # (len(foci),) float64: the cosine each needs
+        self.fuzzy_min = np.zeros(0)  # (len(foci),) float64: the cosine each needs
+        self.fuzzy_lengths = np.zeros(0)  # (len(foci),) float64: each term's length in characters
         self.generic: frozenset[str] = frozenset()  # words of ≥ FUZZY_GENERIC_TERMS terms
         self.fuzzy: tuple[TfidfVectorizer, sparse.csr_matrix] | None = None  # fitted on ``foci`` at first use
 
@@ -173,6 +179,7 @@ def medquad_lexicon() -> dict[str, _Term]:
         others = sorted(k for k in synonyms if k and k not in foci)
         _LEXICON.foci = own + others
         _LEXICON.fuzzy_min = np.array([FUZZY_MIN_SIMILARITY] * len(own) + [FUZZY_MIN_SIMILARITY_SYNONYM] * len(others))
+        _LEXICON.fuzzy_lengths = np.array([len(term) for term in _LEXICON.foci], dtype=np.float64)
         _LEXICON.fuzzy = None
         counts = Counter(word for term in _LEXICON.terms for word in set(term.split()))
         _LEXICON.generic = frozenset(word for word, n in counts.items() if n >= FUZZY_GENERIC_TERMS)
@@ -194,8 +201,7 @@ def document_foci(metadata: dict[str, object]) -> frozenset[str]:
 def medquad_lexicon_clear() -> None:
     """Forget the lexicon (it is read again on next use)."""
     with _LEXICON.lock:
-        _LEXICON.version, _LEXICON.checked, _LEXICON.terms, _LEXICON.longest = "", float("-inf"), {}, 0
-        _LEXICON.foci, _LEXICON.fuzzy, _LEXICON.fuzzy_min, _LEXICON.generic = [], None, np.zeros(0), frozenset()
+        _LEXICON.reset()
 
 
 def _snomed_kinds(concept_ids: list[int]) -> dict[int, str]:
@@ -274,10 +280,10 @@ def _medquad_focus(question: str) -> Focus | None:
     return Focus(text=entry.focus, kind=entry.kind, source="medquad", identifier=entry.cui, matched=gram)
 
 
-def _fuzzy_index() -> tuple[TfidfVectorizer, sparse.csr_matrix, list[str], np.ndarray] | None:
+def _fuzzy_index() -> tuple[TfidfVectorizer, sparse.csr_matrix, list[str], np.ndarray, np.ndarray] | None:
     """The character-trigram TF-IDF of MedQuAD's foci and synonyms (fitted once per lexicon
-    version, ≈ 0.2 s for 15,000 terms), the terms in row order and the cosine each needs; None
-    when there are none."""
+    version, ≈ 0.2 s for 15,000 terms), the terms in row order, the cosine each needs and each
+    one's length; None when there are none."""
     with _LEXICON.lock:
         if not _LEXICON.foci:
             return None
@@ -285,17 +291,21 @@ def _fuzzy_index() -> tuple[TfidfVectorizer, sparse.csr_matrix, list[str], np.nd
             vectorizer = TfidfVectorizer(analyzer="char_wb", ngram_range=(3, 3), sublinear_tf=True)
             _LEXICON.fuzzy = (vectorizer, vectorizer.fit_transform(_LEXICON.foci))
         vectorizer, matrix = _LEXICON.fuzzy
-        return vectorizer, matrix, _LEXICON.foci, _LEXICON.fuzzy_min
+        return vectorizer, matrix, _LEXICON.foci, _LEXICON.fuzzy_min, _LEXICON.fuzzy_lengths
 
 
 def fuzzy_focus_candidates(question: str) -> list[str]:
     """The normalised words of ``question`` the fuzzy match tries: at least
     :data:`FUZZY_MIN_CHARS` letters, not a stop word (Dutch, English or French), not generic
     (a word of :data:`FUZZY_GENERIC_TERMS` or more MedQuAD terms), once each."""
-    stop = STOPWORDS.get("nl", set()) | STOPWORDS.get("en", set()) | STOPWORDS.get("fr", set())
     words: list[str] = []
     for word in _LETTERS.findall(text_normalise(question)):
-        if len(word) >= FUZZY_MIN_CHARS and word not in stop and word not in _LEXICON.generic and word not in words:
+        if (
+            len(word) >= FUZZY_MIN_CHARS
+            and word not in _FUZZY_STOP
+            and word not in _LEXICON.generic
+            and word not in words
+        ):
             words.append(word)
     return words
 
@@ -308,13 +318,11 @@ def _fuzzy_focus(question: str, lexicon: dict[str, _Term]) -> Focus | None:
     index = _fuzzy_index() if words else None
     if index is None:
         return None
-    vectorizer, matrix, foci, minimum = index
+    vectorizer, matrix, foci, minimum, lengths = index
     similarity = (vectorizer.transform(words) @ matrix.T).toarray()  # (words, terms), cosine in [0, 1]
-    similarity[similarity < minimum] = 0.0
-    lengths = np.array([len(term) for term in foci], dtype=np.float64)
-    for n, word in enumerate(words):
-        ratio = np.minimum(lengths, len(word)) / np.maximum(lengths, len(word))
-        similarity[n, ratio < FUZZY_MIN_LENGTH_RATIO] = 0.0
+    word_lengths = np.array([len(word) for word in words], dtype=np.float64)
+    ratio = np.minimum.outer(word_lengths, lengths) / np.maximum.outer(word_lengths, lengths)
+    similarity[(similarity < minimum) | (ratio < FUZZY_MIN_LENGTH_RATIO)] = 0.0
     row, column = np.unravel_index(int(similarity.argmax()), similarity.shape)
     if similarity[row, column] <= 0.0:
         return None

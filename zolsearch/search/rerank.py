@@ -14,7 +14,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from core.providers.rerank import RerankCandidate
-from core.text import terms_stem, terms_stem_set, text_normalise
+from core.text import terms_stem_set, text_normalise
 from ingestion.models import SOURCE_PRIORITY_MAX, Chunk
 from zolsearch.search import selectors
 from zolsearch.search.focus import document_foci
@@ -29,13 +29,13 @@ def chunk_head(chunk: Chunk) -> str:
     return f"{chunk.document.title}\n{chunk.heading}"
 
 
-def _coverage(query_stems: set[str], text: str, language: str) -> float:
+def _coverage(query_stems: frozenset[str], text: str, language: str) -> float:
     if not query_stems:
         return 0.0
     return len(query_stems & terms_stem_set(text, language=language)) / len(query_stems)
 
 
-def _precision(title: str, query_stems: set[str], language: str) -> float:
+def _precision(title: str, query_stems: frozenset[str], language: str) -> float:
     """Share of the title's stems that the query has: 1.0 for "Aicardi syndrome" asked about
     Aicardi syndrome, 2/3 for "Aicardi-Goutières syndrome" (a different disease)."""
     title_stems = terms_stem_set(title, language=language)
@@ -82,14 +82,14 @@ def rerank_candidates(
     lexical_scores = dict(lexical)
     best_bm25 = max(lexical_scores.values(), default=0.0) or 1.0
     best_dense = max((dense_scores.get(i, 0.0) for i in ids), default=0.0)
-    stems_by_language: dict[str, set[str]] = {}
+    stems_by_language: dict[str, frozenset[str]] = {}
     focus_key = text_normalise(focus) if focus else ""
     candidates = []
     for rank, chunk_id in enumerate(ids, start=1):
         chunk = chunks[chunk_id]
         chunk_language = chunk.language or language
         if chunk_language not in stems_by_language:
-            stems_by_language[chunk_language] = set(terms_stem(question, language=chunk_language))
+            stems_by_language[chunk_language] = terms_stem_set(question, language=chunk_language)
         stems = stems_by_language[chunk_language]
         priority = priorities.get(chunk.document.source.key, 0) / SOURCE_PRIORITY_MAX
         features = {

@@ -78,7 +78,8 @@ class QueryUnderstandingStage(Stage):
                 and state.focus.matched != name
                 and name not in text_normalise(state.search_query or state.question)
             ):
-                # A fuzzy focus ("cholangiocarcinoom"): BM25 and the reranker's term features
-                # also search the name the pages use ("Cholangiocarcinoma").
+                # A MedQuAD focus the question names another way, by a UMLS synonym ("bassen
+                # kornzweig syndrome") or a fuzzy match ("cholangiocarcinoom"): BM25 and the
+                # reranker's term features also search the name the pages use.
                 state.search_query = f"{state.search_query or state.question} {state.focus.text}"
                 state.trace.understanding.expanded = state.focus.text
