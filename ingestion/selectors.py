@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from django.db.models import Max
+from django.db.models import CharField, F, Func, Max, Value
 
-from ingestion.models import Chunk, Source
+from ingestion.models import Chunk, Document, Source
 
 
 def source_priorities() -> dict[str, int]:
@@ -17,3 +17,12 @@ def index_version() -> str:
     are only ever replaced, never edited, so every ingestion that changes a document creates new
     ids). One index-only query. ``"0"`` for an empty index."""
     return str(Chunk.objects.aggregate(top=Max("id"))["top"] or 0)
+
+
+def document_hosts() -> list[str]:
+    """The distinct hosts of the documents' web addresses (``"www.uzgent.be"``; the third
+    ``/``-separated part of ``scheme://host/...``), sorted; documents without an address are
+    left out. One query."""
+    host = Func(F("url"), Value("/"), Value(3), function="split_part", output_field=CharField())
+    rows = Document.objects.filter(url__contains="//").annotate(host=host).values_list("host", flat=True)
+    return sorted({h for h in rows.distinct() if h})

@@ -49,6 +49,7 @@ FEATURE_NAMES = (
     "lexical_hit",  # 1 when BM25 found the chunk, else 0
     "dense_hit",  # 1 when the dense retriever found the chunk, else 0
     "dense_rel",  # dense / max dense of the query's candidates, in [-1, 1] (0 when no dense score is positive)
+    "site_named",  # 1 when the question names the hospital of the page's web address ("uz gent" → www.uzgent.be), else 0
 )
 
 

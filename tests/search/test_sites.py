@@ -1,0 +1,117 @@
+"""Site names: the question names the hospital of a page's web address (``site_named``)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from core.providers.embeddings import embedding_provider_get
+from ingestion.connectors.base import DocumentRecord
+from ingestion.connectors.jsonl import JSONLConnector
+from ingestion.models import Source
+from ingestion.selectors import document_hosts
+from ingestion.services import documents_upsert
+from zolsearch.search.config import pipeline_config_default
+from zolsearch.search.pipeline import SearchRequest, pipeline_run
+from zolsearch.search.rerank import rerank_candidates
+from zolsearch.search.sites import SiteMatcher, index_site_labels, index_sites_clear, site_labels
+
+HOSPITAL_NL = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "hospital-nl"
+
+# The hosts of shared/data/hospital-nl's 100 pages (65 hospitals) and of MedQuAD's pages.
+SITES = tuple(
+    sorted(
+        {site_labels(json.loads(line)["url"]) for line in (HOSPITAL_NL / "pages.jsonl").open(encoding="utf-8")}
+        | {site_labels(u) for u in ("https://www.cancer.gov/x", "https://ghr.nlm.nih.gov/x")}
+    )
+)
+
+
+def test_site_labels_are_the_hosts_name_parts() -> None:
+    assert site_labels("https://www.hartcentrumbrugge-oostende.be/cardiologie/") == ("hartcentrumbrugge", "oostende")
+    assert site_labels("https://www6.erasmusmc.nl/ickinderen/") == ("erasmusmc",)
+    assert site_labels("https://ghr.nlm.nih.gov/condition/x") == ("ghr", "nlm", "nih")
+    assert site_labels("https://uza.be/") == ("uza",)
+    assert site_labels("medquad:GARD:0000004") == () and site_labels("") == ()
+
+
+@pytest.mark.parametrize(
+    ("question", "url"),
+    [
+        ("parkeerticket kwijt uz gent wat moet ik doen", "https://www.uzgent.be/nl/parkeren"),  # two words joined
+        ("hoeveel dagen op voorhand een tolk vragen in jan portaels", "https://www.azjanportaels.be/nl/tolk"),
+        ("afspraak maken bij de cardioloog in brugge", "https://www.hartcentrumbrugge-oostende.be/x"),  # ends
+        ("hoeveel mensen mogen er kijken bij bravis", "https://www.bravismoederenkindcentrum.nl/bezoek"),  # begins
+        ("spoed ziekenhuis geel via welke straat", "https://www.ziekenhuisgeel.be/spoed"),
+        ("moet ik op spoed blijven slapen in het uza", "https://www.uza.be/spoed"),
+        ("Quelles sont les heures de visite à l'AZ Sint-Jan de Bruges", "https://www.azsintjan.be/bezoek"),
+    ],
+)
+def test_a_question_names_the_hospital_it_is_about(question: str, url: str) -> None:
+    assert SiteMatcher(question, "nl", SITES).names(site_labels(url))
+
+
+@pytest.mark.parametrize(
+    ("question", "url"),
+    [
+        # "moeder" is inside bravismoederenkindcentrum, not at either end
+        ("mijn moeder spreekt alleen arabisch kan er een tolk komen", "https://www.bravismoederenkindcentrum.nl/x"),
+        # "naar de" is two stop words, not "…naarde"
+        ("kan ik zonder verwijzing naar de seh", "https://www.azoudenaarde.be/x"),
+        # "recht" is shorter than a part may be; "umcutrecht" is not named
+        ("ik wil niet weten hoe erg het is heb ik dat recht", "https://www.umcutrecht.nl/x"),
+        # "ziekenhuis" and "sint" are parts of three or more hospitals' names: generic
+        ("mag ik bloemen meebrengen naar het ziekenhuis", "https://www.antoniusziekenhuis.nl/x"),
+        ("wat kost een kamer in sint maria halle", "https://www.sint-trudo.be/x"),
+        ("What is the treatment of cancer?", "https://www.uzgent.be/x"),
+    ],
+)
+def test_ordinary_words_name_no_hospital(question: str, url: str) -> None:
+    assert not SiteMatcher(question, "nl", SITES).names(site_labels(url))
+
+
+@pytest.mark.django_db
+def test_the_feature_marks_the_named_hospitals_pages_and_follows_ingestion() -> None:
+    """GIVEN the 100 real pages of 65 hospitals of shared/data/hospital-nl ingested beside the
+    bundled MedQuAD slice WHEN a patient asks about parking at one of them THEN exactly that
+    hospital's candidates have ``site_named`` 1, and the index's site labels include the
+    hospitals once they are ingested."""
+    connector = JSONLConnector()
+    records = [
+        record
+        for unit in connector.units(HOSPITAL_NL / "pages.jsonl")
+        for record in connector.records(unit)
+        if isinstance(record, DocumentRecord)
+    ]
+    wanted = {"www.uzgent.be", "www.uza.be"}
+    index_sites_clear()
+    before = index_site_labels()
+    assert ("uzgent",) not in before
+    source, _ = Source.objects.get_or_create(key="hospital-nl", defaults={"name": "hospital-nl"})
+    documents_upsert(source=source, records=records, provider=embedding_provider_get())
+    assert wanted <= set(document_hosts())
+    index_sites_clear()  # read again at once, not after SITES_CHECK_S
+    sites = index_site_labels()
+    assert {("uzgent",), ("uza",)} <= set(sites)
+
+    question = "waar kan ik mijn auto parkeren aan het uz gent"
+    state = pipeline_run(request=SearchRequest(question=question, language="nl"), config=pipeline_config_default())
+    candidates = rerank_candidates(
+        question=question,
+        language="nl",
+        fused=state.fused,
+        chunks=state.chunks,
+        dense=state.dense,
+        lexical=state.lexical,
+        query_vector=state.query_vector,
+        model_key=state.provider.key,
+        priorities={},
+        sites=sites,
+    )
+    ids = [i for i, _ in state.fused if i in state.chunks]
+    hosts = [state.chunks[i].document.url.split("/")[2] if "//" in state.chunks[i].document.url else "" for i in ids]
+    marks = [c.features["site_named"] for c in candidates]
+    assert "www.uzgent.be" in hosts and len(set(hosts) - {"www.uzgent.be", ""}) >= 3  # other hospitals' pages
+    assert marks == [1.0 if h == "www.uzgent.be" else 0.0 for h in hosts]

@@ -1,0 +1,143 @@
+"""Site names (issue 10 item 3, metadata boosting): does the question name the hospital whose
+page a candidate is?
+
+Patients name the hospital, campus or town they mean ("parkeerticket kwijt uz gent", "tolk in
+jan portaels vilvoorde", "spoed ziekenhuis geel"), and a search over the pages of several
+hospitals (a hospital network, a regional portal, the 65 hospitals of ``shared/data/hospital-nl``)
+should prefer that hospital's page over the same topic at another. The name is in the page's web
+address: ``www.uzgent.be`` → ``uzgent``, ``www.azjanportaels.be`` → ``azjanportaels``,
+``www.hartcentrumbrugge-oostende.be`` → ``hartcentrumbrugge``, ``oostende``.
+
+A question **names** a site label when, after :func:`core.text.text_normalise`:
+
+- a question word of at least :data:`MIN_WORD_CHARS` letters, or two or three adjacent words
+  written together ("uz gent" → ``uzgent``, "st jansdal" → ``stjansdal``), equals the label; or
+- such a word or joined run of at least :data:`MIN_PART_CHARS` letters begins or ends the
+  label ("brugge" ends ``hartcentrumbrugge``, "janportaels" ends ``azjanportaels``, "bravis"
+  begins ``bravismoederenkindcentrum``; "moeder", in its middle, does not);
+
+and the word is not **generic**: part of a label of :data:`GENERIC_SITES` or more sites of the
+index ("ziekenhuis" is part of ``antoniusziekenhuis``, ``ziekenhuisgeel``,
+``mariaziekenhuis``, …; "sint" of ``sint-trudo``, ``sintmaria``, ``azsintjan``, …).
+
+Stop words never match on their own, nor runs of stop words only. Labels are the host's dot- and hyphen-separated parts
+without a leading ``www``/``www2``…, the top-level domain and parts shorter than
+:data:`MIN_WORD_CHARS`. The index's labels (for the generic words) are read once per index
+version (one query for the distinct hosts), checked at most every :data:`SITES_CHECK_S` seconds.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+import time
+from functools import lru_cache
+from urllib.parse import urlsplit
+
+from core.text import STOPWORDS, text_normalise
+
+MIN_WORD_CHARS = 3  # "uza", "lumc", "dz" is too short to tell from an ordinary word
+MIN_PART_CHARS = 6  # shorter words end labels by chance ("recht" ends "umcutrecht", "noord" starts "noorderhart")
+GENERIC_SITES = 3  # a part of this many sites' labels names none of them
+SITES_CHECK_S = 60.0
+_WWW = re.compile(r"^www\d*$")
+_WORD = re.compile(r"[a-z0-9]+")
+
+
+@lru_cache(maxsize=4096)
+def site_labels(url: str) -> tuple[str, ...]:
+    """The name parts of ``url``'s host, normalised (lowercase, accents folded), in host order:
+    ``"https://www.hartcentrumbrugge-oostende.be/x"`` → ``("hartcentrumbrugge", "oostende")``;
+    ``()`` for a URL without a host (a file, an internal id)."""
+    host = (urlsplit(url).hostname or "") if "//" in url else ""
+    parts = host.split(".")[:-1]  # the top-level domain names no hospital
+    labels: list[str] = []
+    for part in parts:
+        if _WWW.match(part):
+            continue
+        labels += [text_normalise(p) for p in part.split("-") if len(p) >= MIN_WORD_CHARS]
+    return tuple(labels)
+
+
+def question_names(question: str, language: str) -> tuple[frozenset[str], frozenset[str]]:
+    """``(whole, parts)`` of ``question``: ``whole`` are the words of ≥ :data:`MIN_WORD_CHARS`
+    letters and every run of two or three adjacent words written together, which match a label
+    only when equal to it; ``parts`` are the members of ``whole`` of ≥ :data:`MIN_PART_CHARS`
+    letters, which match when part of a label. Lone stop words (of ``language`` and English)
+    are in neither."""
+    words = _WORD.findall(text_normalise(question))
+    stop = STOPWORDS.get(language, set()) | STOPWORDS["en"]
+    whole: set[str] = {w for w in words if len(w) >= MIN_WORD_CHARS and w not in stop}
+    for n in (2, 3):
+        for i in range(len(words) - n + 1):
+            run = words[i : i + n]
+            if any(w not in stop for w in run):  # "naar de" is not "…naarde"
+                whole.add("".join(run))
+    parts = {w for w in whole if len(w) >= MIN_PART_CHARS}
+    return frozenset(whole), frozenset(parts)
+
+
+class SiteMatcher:
+    """Which candidate pages' sites one question names (:func:`question_names` of ``question``
+    in ``language``; ``sites``: every site's labels in the index, :func:`index_site_labels`, for
+    the generic words, looked at only for a word that is part of a candidate's label)."""
+
+    def __init__(self, question: str, language: str, sites: tuple[tuple[str, ...], ...]) -> None:
+        self.whole, self.parts = question_names(question, language)
+        self.sites = sites
+        self._generic: dict[str, bool] = {}
+
+    def generic(self, part: str) -> bool:
+        """True when ``part`` is part of a label of :data:`GENERIC_SITES` or more sites."""
+        if part not in self._generic:
+            count = sum(any(part in label for label in site) for site in self.sites)
+            self._generic[part] = count >= GENERIC_SITES
+        return self._generic[part]
+
+    def names(self, labels: tuple[str, ...]) -> bool:
+        """True when the question names one of ``labels`` (:func:`site_labels` of a page)."""
+        for label in labels:
+            if label in self.whole and not self.generic(label):
+                return True
+            for part in self.parts:
+                ends = label.startswith(part) or label.endswith(part)
+                if ends and len(part) < len(label) and not self.generic(part):
+                    return True
+        return False
+
+
+class _Sites:
+    """The index's site labels with the index version they were read at."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.version = ""
+        self.checked = float("-inf")
+        self.labels: tuple[tuple[str, ...], ...] = ()
+
+
+_SITES = _Sites()
+
+
+def index_site_labels() -> tuple[tuple[str, ...], ...]:
+    """Each distinct host's :func:`site_labels` in the index (one query for the index version
+    every :data:`SITES_CHECK_S` s, one for the hosts when it changed)."""
+    from ingestion.selectors import document_hosts, index_version
+
+    now = time.monotonic()
+    with _SITES.lock:
+        if now - _SITES.checked < SITES_CHECK_S:
+            return _SITES.labels
+        _SITES.checked = now
+        version = index_version()
+        if version != _SITES.version:
+            hosts = document_hosts()
+            _SITES.labels = tuple(sorted({site_labels(f"https://{h}/") for h in hosts} - {()}))
+            _SITES.version = version
+        return _SITES.labels
+
+
+def index_sites_clear() -> None:
+    """Forget the index's site labels (read again on next use)."""
+    with _SITES.lock:
+        _SITES.version, _SITES.checked, _SITES.labels = "", float("-inf"), ()
