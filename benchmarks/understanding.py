@@ -183,7 +183,9 @@ def focus_accuracy(set_names: list[str]) -> dict[str, object]:
     from zolsearch.search.understanding import labelled_queries
 
     def link(text: str, language: str):  # type: ignore[no-untyped-def]
-        return focus_link(question=text, resolution=text_resolve(text=text, language=language, with_terms=False))
+        return focus_link(
+            question=text, resolution=text_resolve(text=text, language=language, with_terms=False), language=language
+        )
 
     def share(values: list[int]) -> float:
         return round(sum(values) / len(values), 3) if values else 0.0

@@ -7,13 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from ingestion.models import Chunk, Document
+from ingestion.models import Chunk, Document, Source
 from taxonomy.models import Alias
 from taxonomy.resolver import text_resolve
 from taxonomy.services import sample_hospital_load
 from taxonomy.snomed import snomed_import
 from zolsearch.search.config import pipeline_config_default
-from zolsearch.search.focus import Focus, focus_link, medquad_lexicon_clear
+from zolsearch.search.focus import Focus, focus_link, medquad_lexicon_clear, medquad_match_allowed
 from zolsearch.search.pipeline import SearchRequest, pipeline_run
 from zolsearch.search.stages.generate import chunks_same_focus
 
@@ -87,6 +87,33 @@ def test_medquad_focus_annotations_and_umls_synonyms_link_the_rest() -> None:
         "bassen kornzweig syndrome",
     )
     assert focus_link(question="Hoe laat zijn de bezoekuren?", resolution=None) is None
+
+
+def test_a_focus_that_is_a_stop_word_of_the_question_needs_capitals() -> None:
+    """GIVEN MedQuAD's focus "ALS" (Amyotrophic Lateral Sclerosis; not in the bundled slice, so
+    added as the MedQuAD connector stores it) WHEN a Dutch question uses the word "als" (if, as)
+    THEN ALS is not its focus; written in capitals, or in an English question, it is."""
+    source = Source.objects.create(key="medquad-als", name="MedQuAD ALS")
+    Document.objects.create(
+        source=source,
+        external_id="medquad:test-als",
+        title="ALS",
+        language="en",
+        content_hash="x",
+        metadata={"focus": "ALS", "umls_cuis": ["C0002736"], "subset": "MPlus_Health_Topics"},
+    )
+    medquad_lexicon_clear()
+    assert (
+        focus_link(question="mag ik blijven slapen als mijn kind opgenomen is", resolution=None, language="nl") is None
+    )
+    capitals = focus_link(question="wat is PLS, is dat hetzelfde als ALS?", resolution=None, language="nl")
+    assert capitals is not None and (capitals.text, capitals.matched) == ("ALS", "als")
+    english = focus_link(question="what are the treatments for als", resolution=None, language="en")
+    assert english is not None and english.text == "ALS"
+    assert not medquad_match_allowed("als", "mag ik als bezoeker", "nl")
+    assert medquad_match_allowed("als", "wat is de levensverwachting bij als?", "nl")
+    assert medquad_match_allowed("als", "is dat ALS", "nl") and medquad_match_allowed("wilson disease", "x", "nl")
+    medquad_lexicon_clear()
 
 
 def test_the_understanding_stage_records_the_focus_on_the_trace() -> None:

@@ -219,11 +219,13 @@ def _snomed_kinds(concept_ids: list[int]) -> dict[int, str]:
     return kinds
 
 
-def focus_link(*, question: str, resolution: Resolution | None) -> Focus | None:
+def focus_link(*, question: str, resolution: Resolution | None, language: str = "") -> Focus | None:
     """The focus of ``question`` (see the module docstring), or None when no source names one.
 
     ``resolution``: the taxonomy's resolution of the same question (None: the taxonomy was not
     asked; SNOMED CT and MedQuAD are still tried — SNOMED CT only through the resolution).
+    ``language``: the question's (ISO 639-1; "" unknown): a one-word MedQuAD term that is a stop
+    word of it names the focus only when written in capitals (:func:`medquad_match_allowed`).
     """
     if resolution is not None:
         direct = []
@@ -242,7 +244,7 @@ def focus_link(*, question: str, resolution: Resolution | None) -> Focus | None:
                 identifier=resolved.entity.slug,
                 matched=text_normalise(said),
             )
-    medquad = _medquad_focus(question)
+    medquad = _medquad_focus(question, language)
     # SNOMED CT and MedQuAD: the longer match wins ("wilson disease" over SNOMED CT's "disease"),
     # SNOMED CT on a tie; a concept whose tag names no focus kind (a body structure) is passed.
     words = len(medquad.matched.split()) if medquad else 0
@@ -267,12 +269,27 @@ def focus_link(*, question: str, resolution: Resolution | None) -> Focus | None:
     return medquad
 
 
-def _medquad_focus(question: str) -> Focus | None:
+def medquad_match_allowed(gram: str, question: str, language: str) -> bool:
+    """False for a one-word term that is a stop word of the question's ``language`` unless the
+    question writes it in capitals or ends with it (a conjunction or preposition does not end a
+    question): MedQuAD's focus "ALS" is the Dutch "als" (if, as, when), which linked Amyotrophic
+    Lateral Sclerosis to 10 of the 111 hospital-nl questions ("mag ik ... als ...") and 4 of the
+    noisy Dutch messages; "is dat hetzelfde als ALS?" and "levensverwachting bij als" still link
+    it."""
+    if " " in gram or gram not in STOPWORDS.get(language, set()):
+        return True
+    if re.search(rf"\b{re.escape(gram.upper())}\b", question):
+        return True
+    words = _LETTERS.findall(text_normalise(question))
+    return bool(words) and words[-1] == gram
+
+
+def _medquad_focus(question: str, language: str = "") -> Focus | None:
     lexicon = medquad_lexicon()
     if not lexicon:
         return None
     grams = ngrams(text_normalise(question), max_n=max(1, _LEXICON.longest))
-    found = [gram for gram in grams if gram in lexicon]
+    found = [gram for gram in grams if gram in lexicon and medquad_match_allowed(gram, question, language)]
     if not found:
         return _fuzzy_focus(question, lexicon)
     gram = max(found, key=lambda g: (len(g.split()), len(g)))

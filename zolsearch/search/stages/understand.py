@@ -51,7 +51,7 @@ class QueryUnderstandingStage(Stage):
             # Understanding helps ranking; without it the question is still searched as typed.
             logger.warning("query understanding unavailable, searching the question as typed: %s", exc)
             return
-        state.focus = focus_link(question=state.question, resolution=state.resolution)
+        state.focus = focus_link(question=state.question, resolution=state.resolution, language=state.language)
         state.trace.understanding = UnderstandingTrace(
             intent=understood.intent,
             intent_confidence=understood.intent_confidence,
