@@ -17,7 +17,10 @@ scored (``Answer.gate_score`` set: served or gate-rejected):
 
 Positives = related ∪ reviewed good; negatives = unrelated ∪ reviewed bad. Each score keeps its two
 cosines, so calibration can rescore the cohorts with another context weight
-(:meth:`LanguageCohorts.reweighted`).
+(:meth:`LanguageCohorts.reweighted`). Each related and unrelated draft also records whether the
+gate's focus agreement refuses it (:func:`zolsearch.search.gate.subject_disagrees`: the question's
+linked focus, question type and candidates from its answer's trace, the cited pages of the draft; for a rotated
+draft, question ``j``'s focus and candidates against draft ``i``'s cited pages).
 """
 
 from __future__ import annotations
@@ -30,9 +33,12 @@ import numpy as np
 from django.db.models import Prefetch
 
 from core.providers.embeddings import embedding_provider_get
+from core.text import text_normalise
 from evaluation.metrics.criteria import FAITHFULNESS_PASS, RELEVANCY_FLOOR, RELEVANCY_PASS
 from evaluation.models import EvaluationResult, EvaluationRun, Judgement
-from zolsearch.search.gate import CONTEXT_WEIGHT
+from ingestion.models import Chunk
+from zolsearch.search.focus import document_foci
+from zolsearch.search.gate import CONTEXT_WEIGHT, Subject, subject_disagrees
 from zolsearch.search.models import Answer
 from zolsearch.search.selectors import answer_material
 
@@ -57,6 +63,8 @@ class LanguageCohorts:
     # list without all its pairs (answers stored before the gate kept them) cannot be reweighted
     components: dict[str, list[tuple[float, float]]] = field(default_factory=dict)
     context_weight: float = CONTEXT_WEIGHT  # the w of the scores above
+    # "related" / "unrelated" → whether the focus agreement refuses each draft, parallel to the list
+    focus_mismatch: dict[str, list[bool]] = field(default_factory=dict)
 
     def _add(self, name: str, score: float, pair: tuple[float, float] | None) -> None:
         getattr(self, name).append(score)
@@ -83,6 +91,7 @@ class LanguageCohorts:
             rescore_error=self.rescore_error,
             components={k: list(v) for k, v in self.components.items()},
             context_weight=w,
+            focus_mismatch={k: list(v) for k, v in self.focus_mismatch.items()},
         )
 
     @property
@@ -104,6 +113,34 @@ class _Draft:
     context_alignment: float
     semantic_similarity: float
     context_weight: float = CONTEXT_WEIGHT
+    focus: str = ""  # the question's linked focus, normalised
+    qtype: str = ""  # its predicted MedQuAD question type
+    candidates: tuple[Subject, ...] = ()  # its candidate pages
+    cited: tuple[Subject, ...] = ()  # the pages the draft cites
+
+
+class _FocusView:
+    """The focus-agreement inputs of stored answers: each answer's linked focus and question
+    type (its trace), the :class:`~zolsearch.search.gate.Subject` of its candidates
+    (``chunk_scores``) and of the chunks its draft cites (one query for all their documents)."""
+
+    def __init__(self, answers: Sequence[Answer]) -> None:
+        ids = {int(row["chunk_id"]) for a in answers for row in (a.chunk_scores or []) if "chunk_id" in row}
+        ids |= {int(i) for a in answers for i in ((a.trace or {}).get("cited_chunk_ids") or [])}
+        self.subjects = {
+            chunk_id: Subject(foci=document_foci(metadata or {}), qtype=str((metadata or {}).get("qtype") or ""))
+            for chunk_id, metadata in Chunk.objects.filter(id__in=ids).values_list("id", "document__metadata")
+        }
+
+    def of(self, answer: Answer) -> tuple[str, str, tuple[Subject, ...], tuple[Subject, ...]]:
+        """``(focus, qtype, candidates, cited)`` of ``answer``."""
+        trace = answer.trace or {}
+        understanding = trace.get("understanding") or {}
+        focus = text_normalise(str(understanding.get("focus") or ""))
+        none = Subject(foci=frozenset())
+        candidates = tuple(self.subjects.get(int(r["chunk_id"]), none) for r in (answer.chunk_scores or []))
+        cited = tuple(self.subjects.get(int(i), none) for i in (trace.get("cited_chunk_ids") or []))
+        return focus, str(understanding.get("qtype") or ""), candidates, cited
 
 
 def answers_of_runs(*, runs: Sequence[EvaluationRun]) -> list[int]:
@@ -144,6 +181,7 @@ def gate_cohorts_from_answers(
         .order_by("pk")
     )
     judgements = _latest_judgements(answers)
+    view = _FocusView(answers)
     cohorts: dict[str, LanguageCohorts] = defaultdict(LanguageCohorts)
     drafts: dict[str, list[_Draft]] = defaultdict(list)
     for answer in answers:
@@ -157,6 +195,7 @@ def gate_cohorts_from_answers(
             else None
         )
         cohort = cohorts[answer.language]
+        focus, qtype, candidates, cited = view.of(answer)
         if answer.pk in labelled:
             cohort._add("reviewed_good" if labelled[answer.pk] else "reviewed_bad", score, pair)
         judgement = judgements.get(answer.pk)
@@ -164,6 +203,8 @@ def gate_cohorts_from_answers(
             if judgement.faithfulness >= FAITHFULNESS_PASS and judgement.relevancy >= RELEVANCY_PASS:
                 cohort._add("related", score, pair)
                 cohort.related_ids.append(answer.pk)
+                mismatch = subject_disagrees(focus, qtype, candidates=candidates, cited=cited)
+                cohort.focus_mismatch.setdefault("related", []).append(mismatch)
             elif judgement.relevancy < RELEVANCY_FLOOR:
                 cohort._add("judged_off_topic", score, pair)
         material = answer_material(answer=answer)
@@ -179,6 +220,10 @@ def gate_cohorts_from_answers(
                 context_alignment=float(gate["context_alignment"]),
                 semantic_similarity=float(gate["semantic_similarity"]),
                 context_weight=float(gate.get("context_weight", CONTEXT_WEIGHT)),
+                focus=focus,
+                qtype=qtype,
+                candidates=candidates,
+                cited=cited,
             )
         )
     provider = embedding_provider_get(model_key) if drafts else None
@@ -198,4 +243,9 @@ def gate_cohorts_from_answers(
             for d, c in zip(rows, cross, strict=True)
         ]
         cohort.components["unrelated"] = [(d.context_alignment, float(c)) for d, c in zip(rows, cross, strict=True)]
+        following = rows[1:] + rows[:1]  # question j = i + 1, as ``rotated``
+        cohort.focus_mismatch["unrelated"] = [
+            subject_disagrees(j.focus, j.qtype, candidates=j.candidates, cited=i.cited)
+            for i, j in zip(rows, following, strict=True)
+        ]
     return dict(cohorts)

@@ -389,6 +389,7 @@ def calibration_check(
     thresholds: Mapping[str, float],
     default_threshold: float,
     context_weights: Mapping[str, float],
+    focus_check: bool = False,
 ) -> list[dict[str, Any]]:
     """What a gate would have done to the drafts of each of ``runs`` (held-out runs, never
     used to choose it): per run and question language, the share of judge-approved drafts it
@@ -396,9 +397,12 @@ def calibration_check(
     ≥ 90 %). The gate is ``thresholds`` (language → threshold, else ``default_threshold``) with
     ``context_weights`` (language → w in [0, 1], else the seed's 0.7); each draft's stored cosines
     are rescored with that w (:meth:`LanguageCohorts.reweighted`), so runs made under another
-    calibration are checked against this one. Rows: ``run``, ``set``, ``language``,
-    ``threshold``, ``context_weight``, ``good`` and ``off_topic`` (cohort sizes), ``good_refused``
-    and ``off_topic_refused`` (shares in [0, 1]; None for an empty cohort), ``met``. Creates no
+    calibration are checked against this one. ``focus_check`` (the live ``gate_focus_check``): a
+    draft the focus agreement refuses counts as refused whatever its score
+    (:func:`zolsearch.search.gate.subject_disagrees`, recorded per draft in the cohorts). Rows:
+    ``run``, ``set``, ``language``, ``threshold``, ``context_weight``, ``focus_check``, ``good``
+    and ``off_topic`` (cohort sizes), ``good_refused`` and ``off_topic_refused`` (shares in
+    [0, 1]; None for an empty cohort), ``met``. Creates no
     row; embeds each run's drafts and questions once (as calibration does)."""
     rows: list[dict[str, Any]] = []
     for run in runs:
@@ -408,10 +412,14 @@ def calibration_check(
             weight = float(context_weights.get(language, CONTEXT_WEIGHT))
             scored = cohort.reweighted(weight) if cohort.reweighable else cohort
 
-            def refused(scores: Sequence[float], t: float = threshold) -> float | None:
-                return round(sum(s < t for s in scores) / len(scores), 4) if scores else None
+            def refused(name: str, t: float = threshold, cohort: LanguageCohorts = scored) -> float | None:
+                scores: list[float] = getattr(cohort, name)
+                flags = cohort.focus_mismatch.get(name, []) if focus_check else []
+                flags = flags if len(flags) == len(scores) else [False] * len(scores)
+                count = sum(s < t or flag for s, flag in zip(scores, flags, strict=True))
+                return round(count / len(scores), 4) if scores else None
 
-            good, off_topic = refused(scored.related), refused(scored.unrelated)
+            good, off_topic = refused("related"), refused("unrelated")
             rows.append(
                 {
                     "run": run.pk,
@@ -419,6 +427,7 @@ def calibration_check(
                     "language": language,
                     "threshold": threshold,
                     "context_weight": weight if cohort.reweighable else cohort.context_weight,
+                    "focus_check": focus_check,
                     "good": len(scored.related),
                     "good_refused": good,
                     "off_topic": len(scored.unrelated),

@@ -296,6 +296,26 @@ def test_the_check_reports_what_the_live_gate_refuses_of_held_out_drafts(evaluat
     assert english["off_topic_refused"] == pytest.approx(
         sum(s < 0.70 for s in scored.unrelated) / len(scored.unrelated), abs=1e-4
     )
+    # The focus agreement is recorded per related and rotated draft; with it on, a draft it
+    # refuses counts as refused whatever its score.
+    assert len(cohort.focus_mismatch["related"]) == len(cohort.related)
+    assert len(cohort.focus_mismatch["unrelated"]) == len(cohort.unrelated)
+    (focused,) = [
+        r
+        for r in calibration_check(
+            runs=[evaluated_run],
+            model_key=MODEL,
+            thresholds=config.gate_thresholds_by_language,
+            default_threshold=config.gate_threshold,
+            context_weights=config.gate_context_weights_by_language,
+            focus_check=True,
+        )
+        if r["language"] == "en"
+    ]
+    flagged = cohort.focus_mismatch["unrelated"]
+    assert focused["focus_check"] and focused["off_topic_refused"] == pytest.approx(
+        sum(s < 0.70 or f for s, f in zip(scored.unrelated, flagged, strict=True)) / len(flagged), abs=1e-4
+    )
     # A stricter gate refuses at least as much of both cohorts.
     (strict,) = calibration_check(
         runs=[evaluated_run], model_key=MODEL, thresholds={"en": 0.9}, default_threshold=0.9, context_weights={}
@@ -307,7 +327,9 @@ def test_the_check_reports_what_the_live_gate_refuses_of_held_out_drafts(evaluat
 
     call_command("calibrate", "--check", "--set", "calibration-dev")
     out = capsys.readouterr().out
-    assert f"run {evaluated_run.pk} calibration-dev en: threshold 0.70, w 0.7; judge-approved refused" in out
+    assert (
+        f"run {evaluated_run.pk} calibration-dev en: threshold 0.70, w 0.7, focus check; judge-approved refused" in out
+    )
     assert Calibration.objects.count() == before
     with pytest.raises(Exception, match="cannot be combined"):
         call_command("calibrate", "--check", "--set", "calibration-dev", "--activate", "--reason", "x")

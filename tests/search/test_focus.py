@@ -181,3 +181,42 @@ def test_an_answer_about_a_named_condition_keeps_only_pages_about_it() -> None:
     assert chunks_same_focus(chunks, focus="ABCD syndrome") == [abcd, plain]
     assert chunks_same_focus(chunks, focus="") == chunks
     assert chunks_same_focus(chunks, focus="Wilson disease") == chunks
+
+
+def test_the_gate_refuses_a_draft_about_another_condition() -> None:
+    """GIVEN the MedQuAD slice (GARD's Aicardi syndrome and Aicardi-Goutières syndrome type 1–5
+    pages) WHEN "Is Aicardi syndrome inherited?" is answered THEN the gate passes the draft;
+    made to cite the Aicardi-Goutières page only (the wrong-disease answer of issue 10), the
+    gate refuses it with ``focus_mismatch`` whatever its cosine score, unless
+    ``gate_focus_check`` is off."""
+    from dataclasses import replace
+
+    from zolsearch.search.contract import Outcome
+    from zolsearch.search.stages.base import StopPipeline
+    from zolsearch.search.stages.quality_gate import GateStage
+
+    medquad_lexicon_clear()
+    config = pipeline_config_default()
+    state = pipeline_run(request=SearchRequest(question="Is Aicardi syndrome inherited?", language="en"), config=config)
+    assert state.focus is not None and state.focus.text == "Aicardi Syndrome"
+    assert state.outcome == Outcome.ANSWERED and state.gate is not None
+    assert state.gate.passed and not state.gate.focus_mismatch
+    other = (
+        Chunk.objects.filter(document__metadata__focus__startswith="Aicardi-Goutieres syndrome")
+        .select_related("document__source")
+        .first()
+    )
+    assert other is not None
+    assert state.draft is not None
+    state.chunks[other.id] = other
+    state.draft = replace(state.draft, cited_chunk_ids=[other.id])
+    with pytest.raises(StopPipeline) as stopped:
+        GateStage().run(state)
+    assert stopped.value.outcome == Outcome.GATE_REJECTED and "another condition" in str(stopped.value)
+    assert state.gate.focus_mismatch and not state.gate.passed
+    state.config = config.with_overrides(gate_focus_check=False)
+    try:  # the cosine gate alone (the tests' uncalibrated 0.72) may refuse it too, never for the focus
+        GateStage().run(state)
+    except StopPipeline as exc:
+        assert "another condition" not in str(exc)
+    assert not state.gate.focus_mismatch

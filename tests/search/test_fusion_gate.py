@@ -78,3 +78,29 @@ def test_sentence_split_keeps_abbreviations() -> None:
         "Ja.",
         "Nieuwe alinea e.g. this one",
     ]
+
+
+def test_subject_disagrees_by_hand() -> None:
+    """The focus agreement: refuse only when a candidate is about the question's focus and the
+    cited pages (all with foci) are about another one, or about it but not the type asked while
+    a candidate answers that type."""
+    from zolsearch.search.gate import Subject, subject_disagrees
+
+    aicardi = Subject(frozenset({"aicardi syndrome"}), "inheritance")
+    aicardi_treatment = Subject(frozenset({"aicardi syndrome"}), "treatment")
+    goutieres = Subject(frozenset({"aicardi goutieres syndrome", "ags"}), "inheritance")
+    hospital = Subject(frozenset())
+    candidates = [goutieres, aicardi, aicardi_treatment, hospital]
+
+    def disagrees(focus: str, qtype: str, cited: list[Subject], among: list[Subject] = candidates) -> bool:
+        return subject_disagrees(focus, qtype, candidates=among, cited=cited)
+
+    assert disagrees("aicardi syndrome", "inheritance", [goutieres])  # another condition
+    assert disagrees("aicardi syndrome", "", [goutieres])  # whatever the type
+    assert not disagrees("aicardi syndrome", "inheritance", [aicardi, goutieres])
+    assert disagrees("aicardi syndrome", "inheritance", [aicardi_treatment])  # right condition, other question
+    assert not disagrees("aicardi syndrome", "symptoms", [aicardi_treatment])  # no candidate answers symptoms
+    assert not disagrees("aicardi syndrome", "none", [aicardi_treatment])
+    assert not disagrees("aicardi syndrome", "inheritance", [goutieres, hospital])  # a page without foci
+    assert not disagrees("aicardi syndrome", "inheritance", [goutieres], among=[goutieres])  # focus not found
+    assert not disagrees("", "inheritance", [goutieres]) and not disagrees("aicardi syndrome", "inheritance", [])

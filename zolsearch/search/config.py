@@ -37,6 +37,10 @@ class PipelineConfig(BaseModel):
       passages, passages about another MedQuAD focus are left out of the answer (no "Acrorenal
       mandibular syndrome" sentence in an answer about ABCD syndrome); pages without a focus
       (hospital pages, RIVM) always stay.
+    - ``gate_focus_check``: the gate also refuses a draft whose cited pages are all about
+      another condition than the question's linked focus while a candidate is about it, or
+      about it but not the question type asked while a candidate answers that type
+      (:func:`zolsearch.search.gate.subject_disagrees`).
     - ``gate_threshold``: pass when the gate score ≥ it (cosine scale, [-1, 1]);
       ``gate_thresholds_by_language``: the calibrated threshold of the question's language
       (the active calibration rows, ``manage.py calibrate``; a fresh install starts from
@@ -125,6 +129,7 @@ class PipelineConfig(BaseModel):
     answer_max_sentences: int = Field(default=4, ge=1, le=50)
     answer_same_focus: bool = True
     gate_enabled: bool = True
+    gate_focus_check: bool = True
     generator: str = "extractive"
     llm_model: str = ""
     hnsw_ef_search: int = Field(default=200, ge=1)

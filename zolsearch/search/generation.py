@@ -173,7 +173,8 @@ def answer_extractive(
     naming any of ``exclude_names`` (normalised department names the graph does not route
     this question to: when text and graph disagree about routing, the graph wins). The rank prior is
     strong on purpose: the fused ranking already chose the best passage, and mixing sentences
-    of different documents reads badly. At most ``max_sentences`` sentences, at most 3 per chunk;
+    of different documents reads badly; the best sentence of the first chunk is always chosen
+    first. At most ``max_sentences`` sentences, at most 3 per chunk;
     they are output in reading order (chunk rank, then position). ``texts``: chunk id → the text
     to use instead of the chunk's own (FILCO's filtered text). Returns an empty draft when
     ``chunks`` is empty.
@@ -202,6 +203,13 @@ def answer_extractive(
         overlap = sum(1.0 / math.log(2 + frequency[s]) for s in stems & query_stems)
         scored.append((overlap + 1.5 / (1 + rank) + 0.25 / (1 + position), rank, position, sentence))
     scored.sort(key=lambda item: (-item[0], item[1], item[2]))
+    # The best passage speaks first: its best sentence is chosen before any other, so sentences
+    # of lower passages that repeat the condition's name cannot crowd out the page the ranking
+    # put first (the inheritance page of "Is glutaric acidemia type II inherited?" lost all four
+    # places to the overview and frequency pages, which name the disease in every sentence).
+    first = next((i for i, item in enumerate(scored) if item[1] == 0), None)
+    if first is not None:
+        scored.insert(0, scored.pop(first))
     chosen: list[tuple[int, int, str]] = []
     chosen_stems: list[set[str]] = []
     per_chunk: dict[int, int] = {}

@@ -74,6 +74,7 @@ class Command(DatabaseCommand):
                 thresholds=config.gate_thresholds_by_language,
                 default_threshold=config.gate_threshold,
                 context_weights=config.gate_context_weights_by_language,
+                focus_check=config.gate_focus_check,
             )
             for line in checked:
                 if options["languages"] and line["language"] not in options["languages"]:
@@ -81,7 +82,8 @@ class Command(DatabaseCommand):
                 good, off = line["good_refused"], line["off_topic_refused"]
                 self.stdout.write(
                     f"run {line['run']} {line['set']} {line['language']}: threshold {line['threshold']:.2f}, "
-                    f"w {line['context_weight']:.1f}; judge-approved refused "
+                    f"w {line['context_weight']:.1f}{', focus check' if line['focus_check'] else ''}; "
+                    "judge-approved refused "
                     f"{'—' if good is None else f'{good:.1%}'} of {line['good']}, off-topic refused "
                     f"{'—' if off is None else f'{off:.1%}'} of {line['off_topic']}"
                     f"{' (targets met)' if line['met'] else ''}"

@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
+from core.text import text_normalise
 from ingestion.chunking import chunk_sentences, sentences_digest
+from ingestion.models import Chunk
 from zolsearch.search import selectors
 from zolsearch.search.contract import Outcome
 from zolsearch.search.filco import kept_vector
-from zolsearch.search.gate import CONTEXT_WEIGHT, gate_score
+from zolsearch.search.focus import document_foci
+from zolsearch.search.gate import CONTEXT_WEIGHT, Subject, gate_score, subject_disagrees
 from zolsearch.search.generation import CITATION_MARK, answer_plain
 from zolsearch.search.stages.base import SearchState, Stage, StopPipeline
 
@@ -59,6 +64,28 @@ def answer_sentences_vector(state: SearchState) -> np.ndarray | None:
     return kept_vector(np.vstack([by_text[s] for s in wanted]), [True] * len(wanted))
 
 
+def chunk_subject(chunk: Chunk) -> Subject:
+    """The :class:`~zolsearch.search.gate.Subject` of ``chunk``'s page (its document's MedQuAD
+    foci and question type)."""
+    metadata = chunk.document.metadata
+    return Subject(foci=document_foci(metadata), qtype=str(metadata.get("qtype") or ""))
+
+
+def draft_subject_disagrees(state: SearchState) -> bool:
+    """:func:`zolsearch.search.gate.subject_disagrees` of ``state``'s linked focus and question
+    type, its candidates (``state.chunks``: the reranked top k) and the chunks its draft cites;
+    False without a focus or a draft."""
+    if state.focus is None or state.draft is None:
+        return False
+    subjects = {i: chunk_subject(chunk) for i, chunk in state.chunks.items()}
+    return subject_disagrees(
+        text_normalise(state.focus.text),
+        state.qtype,
+        candidates=list(subjects.values()),
+        cited=[subjects[i] for i in state.draft.cited_chunk_ids if i in subjects],
+    )
+
+
 class GateStage(Stage):
     """Fast quality gate: w·cos(answer, context) + (1 − w)·cos(question, answer) ≥ threshold.
 
@@ -67,12 +94,17 @@ class GateStage(Stage):
     Context vector: the mean over the chunks the answer cites of FILCO's vector of the sentences
     it kept, else the chunk's stored vector (:func:`draft_gate_vectors`; the gate embeds only
     the answer). Scores the retrieved part of the draft (the
-    text before graph facts were pinned).
+    text before graph facts were pinned). With ``gate_focus_check``, a draft about another
+    condition than the one the question names is refused whatever its score
+    (:func:`draft_subject_disagrees`).
     """
 
     name = "gate"
     cached = True
-    reads = frozenset({"draft", "documents_text", "query_vector", "provider", "config", "language", "filtered_vectors"})
+    reads = frozenset(
+        {"draft", "documents_text", "query_vector", "provider", "config", "language", "filtered_vectors"}
+        | {"focus", "qtype", "chunks"}
+    )
     adds = frozenset({"gate"})
 
     def applies(self, state: SearchState) -> bool:
@@ -88,6 +120,13 @@ class GateStage(Stage):
             threshold=state.config.gate_thresholds_by_language.get(state.language, state.config.gate_threshold),
             context_weight=state.config.gate_context_weights_by_language.get(state.language, CONTEXT_WEIGHT),
         )
+        if state.config.gate_focus_check and draft_subject_disagrees(state):
+            state.gate = replace(state.gate, passed=False, focus_mismatch=True)
         if not state.gate.passed:
             state.trace.rejected_answer = state.draft.text
-            raise StopPipeline(Outcome.GATE_REJECTED, "the answer did not pass the quality gate")
+            reason = (
+                "the answer is about another condition or question than the one asked"
+                if state.gate.focus_mismatch
+                else ""
+            )
+            raise StopPipeline(Outcome.GATE_REJECTED, reason or "the answer did not pass the quality gate")
