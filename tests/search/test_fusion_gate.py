@@ -104,3 +104,8 @@ def test_subject_disagrees_by_hand() -> None:
     assert not disagrees("aicardi syndrome", "inheritance", [goutieres, hospital])  # a page without foci
     assert not disagrees("aicardi syndrome", "inheritance", [goutieres], among=[goutieres])  # focus not found
     assert not disagrees("", "inheritance", [goutieres]) and not disagrees("aicardi syndrome", "inheritance", [])
+    # A cited page whose focus names the linked one among other words is about it.
+    both = Subject(frozenset({"meningitis and encephalitis"}), "research")
+    meningitis = Subject(frozenset({"meningitis"}), "information")
+    assert not disagrees("meningitis", "research", [both], among=[meningitis, both])
+    assert disagrees("meningitis", "research", [goutieres], among=[meningitis, both])

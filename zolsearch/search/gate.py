@@ -104,10 +104,11 @@ def subject_disagrees(focus: str, qtype: str, *, candidates: Sequence[Subject], 
     ``focus``: the question's linked focus, normalised (:func:`core.text.text_normalise`; ""
     none); ``qtype``: its predicted MedQuAD question type ("" or "none": unknown);
     ``candidates`` / ``cited``: the :class:`Subject` of each candidate page and of each page
-    the draft cites. Never True unless a candidate is about ``focus`` (so the focus is one the
-    index answers, not a word of the patient's story) and every cited page has foci (pages
-    without, such as the hospital's own, never disagree). Then True when no cited page is about
-    ``focus`` (another condition), or when a candidate about ``focus`` answers ``qtype`` and
+    the draft cites. Never True unless a candidate is about ``focus`` (one of its foci is
+    ``focus``: the focus is one the index answers, not a word of the patient's story) and every
+    cited page has foci (pages without, such as the hospital's own, never disagree). Then True
+    when no cited page is about ``focus`` (another condition; a cited page whose focus names
+    ``focus`` among other words, "meningitis and encephalitis" for "meningitis", is about it), or when a candidate about ``focus`` answers ``qtype`` and
     no cited page about ``focus`` does (the right condition, another question: its treatment
     for "is it inherited?"). Measured on the stored runs of 2026-11-24 (docs/EVALUATION.md,
     "Focus agreement"): of the judge-approved drafts it refuses 2 of 196 MedQuAD and 4 of 197
@@ -116,9 +117,16 @@ def subject_disagrees(focus: str, qtype: str, *, candidates: Sequence[Subject], 
         return False
     if not all(c.foci for c in cited):
         return False
-    about = [c for c in cited if focus in c.foci]
+    about = [c for c in cited if _names(c.foci, focus)]
     if not about:
         return True
     if qtype and qtype != "none" and any(focus in c.foci and c.qtype == qtype for c in candidates):
         return not any(c.qtype == qtype for c in about)
     return False
+
+
+def _names(foci: frozenset[str], focus: str) -> bool:
+    """``focus`` is one of ``foci`` or the whole words of one ("meningitis" in "meningitis and
+    encephalitis"; not "ags" in "agsx")."""
+    padded = f" {focus} "
+    return focus in foci or any(padded in f" {name} " for name in foci)
