@@ -101,3 +101,22 @@ def test_source_authority_is_the_classifiers_share_of_authority_intents() -> Non
     assert authority_share(state, soft=False) == (1.0 if state.intent.value in config.source_authority_intents else 0.0)
     state.config = config.with_overrides(source_authority_enabled=False)
     assert authority_share(state) == 0.0
+
+
+def test_the_split_probabilities_are_logistic_regressions_own() -> None:
+    """GIVEN the trained intent (8 classes) and question-type (17) classifiers, and a two-class
+    one fitted here on the labelled set WHEN texts are scored THEN the probabilities computed
+    without the stacked feature matrix equal ``LogisticRegression.predict_proba`` of it."""
+    import numpy as np
+
+    from zolsearch.search.safety.guard import GuardClassifier
+
+    provider = embedding_provider_get()
+    model = understanding_model_get(provider)
+    rows = labelled_queries()[:40]
+    texts = [r.text for r in rows] + ["mag ik bij mijn vrouw blijven slapen na de bevalling", "What is ALS?"]
+    vectors = provider.embed_queries(texts)
+    binary = GuardClassifier().fit(texts, vectors, ["practical" if i % 3 else "other" for i in range(len(texts))])
+    for classifier in (model.intent, model.qtype, binary):
+        expected = classifier.model.predict_proba(classifier._features(texts, vectors, fit=False))
+        assert np.allclose(classifier._probabilities(texts, vectors), expected, atol=1e-9)
