@@ -7,12 +7,14 @@ pipeline's generation phrases them in the answer's language.
 
 from __future__ import annotations
 
+import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from django.db.models import Q
 
 from core.text import text_normalise
-from taxonomy.models import Entity, EntityType, Predicate, Relation
+from taxonomy.models import FSN, Entity, EntityType, Predicate, Relation, SnomedDescription
 from taxonomy.resolver import Resolution
 
 
@@ -174,3 +176,29 @@ def department_names_except(*, entity_ids: set[int]) -> frozenset[str]:
         names.add(text_normalise(name))
         names.update(text_normalise(str(value)) for value in (others or {}).values())
     return frozenset(n for n in names if n)
+
+
+_SEMANTIC_TAG = re.compile(r"\s*\([^()]+\)\s*$")
+
+
+def concept_synonyms(
+    *, concept_id: int, languages: Sequence[str], exclude: Sequence[str] = (), limit: int = 3
+) -> list[str]:
+    """Up to ``limit`` names of a SNOMED CT concept for query expansion (seed 003 §8): its fully
+    specified name without the semantic tag ("Heart failure (disorder)" → "Heart failure")
+    first, then its active synonyms, shortest first; only descriptions in ``languages`` (ISO
+    639-1), none whose normalised form (:func:`core.text.text_normalise`) is in ``exclude`` or
+    repeats one already chosen. One query; ``[]`` for an unknown concept."""
+    rows = SnomedDescription.objects.filter(concept_id=concept_id, active=True, language_code__in=list(languages))
+    ranked = sorted(rows.values_list("type_id", "term"), key=lambda row: (row[0] != FSN, len(row[1]), row[1]))
+    seen = {text_normalise(e) for e in exclude}
+    names: list[str] = []
+    for type_id, term in ranked:
+        name = _SEMANTIC_TAG.sub("", term) if type_id == FSN else term
+        key = text_normalise(name)
+        if key and key not in seen:
+            seen.add(key)
+            names.append(name)
+        if len(names) >= limit:
+            break
+    return names

@@ -220,3 +220,33 @@ def test_the_gate_refuses_a_draft_about_another_condition() -> None:
     except StopPipeline as exc:
         assert "another condition" not in str(exc)
     assert not state.gate.focus_mismatch
+
+
+def test_a_focus_named_by_a_synonym_is_searched_by_its_other_names(hospital: None) -> None:
+    """GIVEN the sample hospital's Hartfalen entity, linked to SNOMED CT 84114007 (the real
+    heart-failure subset) WHEN a question names it by a synonym ("weak heart", "hartzwakte")
+    THEN BM25 and the reranker also search the entity's name and the concept's names
+    (``expanded`` in the trace); named by a canonical name, or with the flag off, nothing is
+    added."""
+    from taxonomy.selectors import concept_synonyms
+
+    assert concept_synonyms(concept_id=84114007, languages=["en"])[:1] == ["Heart failure"]
+    assert "Heart failure" not in concept_synonyms(concept_id=84114007, languages=["en"], exclude=["heart failure"])
+    assert concept_synonyms(concept_id=1, languages=["en"]) == []
+    config = pipeline_config_default()
+    weak = pipeline_run(
+        request=SearchRequest(question="What can be done for a weak heart?", language="en"), config=config
+    )
+    assert weak.focus is not None and weak.focus.text == "Hartfalen"
+    assert weak.trace.understanding.expanded == "Hartfalen; Heart failure; Cardiac failure"
+    assert weak.search_query.endswith("weak heart? Hartfalen Heart failure Cardiac failure")
+    dutch = pipeline_run(request=SearchRequest(question="Wat is hartzwakte?", language="nl"), config=config)
+    assert dutch.trace.understanding.expanded.startswith("Hartfalen; Heart failure")
+    for question, language in (("What is heart failure?", "en"), ("wat is hartfalen", "nl")):
+        state = pipeline_run(request=SearchRequest(question=question, language=language), config=config)
+        assert state.focus is not None and state.trace.understanding.expanded == ""
+    off = config.with_overrides(snomed_expansion_enabled=False)
+    state = pipeline_run(
+        request=SearchRequest(question="What can be done for a weak heart?", language="en"), config=off
+    )
+    assert state.trace.understanding.expanded == "" and "Hartfalen" not in (state.search_query or "")

@@ -87,7 +87,11 @@ class PipelineConfig(BaseModel):
       their reduced query (BM25 and a second query vector for dense retrieval).
       ``focus_expansion_enabled``: a MedQuAD focus the question names another way (a UMLS
       synonym, or a Dutch spelling or misspelling through the fuzzy match) is added to the text
-      BM25 and the reranker search.
+      BM25 and the reranker search. ``snomed_expansion_enabled``: for a focus linked through
+      SNOMED CT, up to ``snomed_expansion_terms`` of the concept's names (its fully specified
+      name without the tag, then synonyms, in the question's language and English) the question
+      does not already contain are added the same way (seed 003 §8: "weak heart" is also searched
+      as "Heart failure").
     - ``followup_enabled`` / ``followup_max_age_s``: a short message of a conversation
       ("en in Maaseik?") is resolved against the latest API turn of the same ``conversation_id``
       asked at most ``followup_max_age_s`` seconds before (1,800 s: half an hour, provisional);
@@ -154,6 +158,8 @@ class PipelineConfig(BaseModel):
     understanding_intent_min: float = Field(default=0.0, ge=0.0, le=1.0)
     reduced_query_enabled: bool = True
     focus_expansion_enabled: bool = True
+    snomed_expansion_enabled: bool = True
+    snomed_expansion_terms: int = Field(default=3, ge=1, le=10)
     reranker: str = ""
     rerank_depth: int = Field(default=20, ge=1, le=1000)
     think_harder_candidates: int = Field(default=100, ge=1, le=1000)

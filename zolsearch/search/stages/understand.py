@@ -10,12 +10,48 @@ from django.conf import settings
 from core.language import language_detect
 from core.providers.embeddings import EmbeddingUnavailable
 from core.text import text_normalise
+from taxonomy.models import Entity
+from taxonomy.selectors import concept_synonyms
 from zolsearch.search.contract import Intent, UnderstandingTrace
-from zolsearch.search.focus import focus_link
+from zolsearch.search.focus import Focus, focus_link
 from zolsearch.search.stages.base import SearchState, Stage
 from zolsearch.search.understanding import understanding_model_get
 
 logger = logging.getLogger(__name__)
+
+
+def synonym_expansion(focus: Focus, *, query: str, language: str) -> list[str]:
+    """SNOMED CT synonym expansion (seed 003 §8): when the question names its focus by a
+    synonym, the focus's other names that the query does not contain, for retrieval to search
+    too ("weak heart" → "Hartfalen", "Heart failure", "Cardiac failure"). A focus linked through
+    SNOMED CT: the concept's names (:func:`taxonomy.selectors.concept_synonyms`, in
+    ``language`` and English); a taxonomy entity: its name, then its SNOMED CT concept's names
+    when it is linked to one. ``[]`` when the question used a canonical name (the entity's
+    name, or the concept's first name: its fully specified name without the tag), and for
+    other foci (MedQuAD's: ``focus_expansion_enabled``). At most one query each for the entity
+    and the concept."""
+    said = text_normalise(query)
+    names: list[str] = []
+    concept_id: int | None = None
+    if focus.source == "snomed" and focus.identifier.isdigit():
+        concept_id = int(focus.identifier)
+    elif focus.source == "taxonomy":
+        entity = Entity.objects.filter(slug=focus.identifier).values_list("name", "snomed_concept_id").first()
+        if entity is not None:
+            names.append(entity[0])
+            concept_id = entity[1]
+    if concept_id is not None:
+        concept = concept_synonyms(concept_id=concept_id, languages=sorted({language, "en"}))
+        names += concept[:1] + [n for n in concept[1:] if text_normalise(n) != focus.matched]
+    canonical = {text_normalise(n) for n in names[: 2 if focus.source == "taxonomy" else 1]}
+    if focus.matched in canonical:
+        return []
+    unique: list[str] = []
+    for name in names:
+        key = text_normalise(name)
+        if key and key not in said and key != focus.matched and all(text_normalise(u) != key for u in unique):
+            unique.append(name)
+    return unique
 
 
 class UnderstandStage(Stage):
@@ -83,3 +119,10 @@ class QueryUnderstandingStage(Stage):
                 # reranker's term features also search the name the pages use.
                 state.search_query = f"{state.search_query or state.question} {state.focus.text}"
                 state.trace.understanding.expanded = state.focus.text
+        if state.config.snomed_expansion_enabled and state.focus is not None:
+            query = state.search_query or state.question
+            names = synonym_expansion(state.focus, query=query, language=state.language)
+            names = names[: state.config.snomed_expansion_terms]
+            if names:
+                state.search_query = " ".join([query, *names])
+                state.trace.understanding.expanded = "; ".join(names)
