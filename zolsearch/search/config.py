@@ -87,11 +87,12 @@ class PipelineConfig(BaseModel):
       their reduced query (BM25 and a second query vector for dense retrieval).
       ``focus_expansion_enabled``: a MedQuAD focus the question names another way (a UMLS
       synonym, or a Dutch spelling or misspelling through the fuzzy match) is added to the text
-      BM25 and the reranker search. ``snomed_expansion_enabled``: for a focus linked through
-      SNOMED CT, up to ``snomed_expansion_terms`` of the concept's names (its fully specified
-      name without the tag, then synonyms, in the question's language and English) the question
-      does not already contain are added the same way (seed 003 §8: "weak heart" is also searched
-      as "Heart failure").
+      BM25 and the reranker search. ``snomed_expansion_enabled``: for a taxonomy entity the
+      question names by an alias or a SNOMED CT synonym, up to ``snomed_expansion_terms`` of its
+      names (the entity's, then its SNOMED CT concept's fully specified name without the tag
+      and synonyms, in the question's language and English) the question does not already
+      contain are added the same way (seed 003 §8: "weak heart" is also searched as
+      "Hartfalen", "Heart failure").
     - ``followup_enabled`` / ``followup_max_age_s``: a short message of a conversation
       ("en in Maaseik?") is resolved against the latest API turn of the same ``conversation_id``
       asked at most ``followup_max_age_s`` seconds before (1,800 s: half an hour, provisional);

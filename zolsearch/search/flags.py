@@ -34,7 +34,7 @@ _SPECS = (
     FlagSpec("understanding_enabled", "understanding", "Classify intent and question type before retrieval."),
     FlagSpec("understanding_intent_min", "understanding", "Minimum classifier probability (0–1) for its intent to be used."),
     FlagSpec("reduced_query_enabled", "understanding", "Search long messages with their reduced query (focus, type and content words)."),
-    FlagSpec("snomed_expansion_enabled", "understanding", "Also search the SNOMED CT name and synonyms of a condition the question names by another SNOMED CT term."),
+    FlagSpec("snomed_expansion_enabled", "understanding", "Also search the name and SNOMED CT names of a taxonomy entity the question names by an alias or synonym."),
     FlagSpec("snomed_expansion_terms", "understanding", "How many SNOMED CT names to add at most."),
     FlagSpec("focus_expansion_enabled", "understanding", 'Also search the name pages use for a condition the question names another way (a synonym, or "leukemie" → Leukemia).'),
     FlagSpec("followup_enabled", "understanding", 'Resolve a short follow-up ("en in Maaseik?") against the previous question of the same conversation.'),

@@ -23,19 +23,20 @@ logger = logging.getLogger(__name__)
 def synonym_expansion(focus: Focus, *, query: str, language: str) -> list[str]:
     """SNOMED CT synonym expansion (seed 003 §8): when the question names its focus by a
     synonym, the focus's other names that the query does not contain, for retrieval to search
-    too ("weak heart" → "Hartfalen", "Heart failure", "Cardiac failure"). A focus linked through
-    SNOMED CT: the concept's names (:func:`taxonomy.selectors.concept_synonyms`, in
-    ``language`` and English); a taxonomy entity: its name, then its SNOMED CT concept's names
-    when it is linked to one. ``[]`` when the question used a canonical name (the entity's
-    name, or the concept's first name: its fully specified name without the tag), and for
-    other foci (MedQuAD's: ``focus_expansion_enabled``). At most one query each for the entity
-    and the concept."""
+    too ("weak heart" → "Hartfalen", "Heart failure", "Cardiac failure"). For a focus from the
+    hospital's taxonomy: the entity's name, then the names of the SNOMED CT concept it is linked
+    to (:func:`taxonomy.selectors.concept_synonyms`, in ``language`` and English). ``[]`` when
+    the question used a canonical name (the entity's name, or the concept's first name: its fully
+    specified name without the tag), and for other foci: MedQuAD's have
+    ``focus_expansion_enabled``; a focus linked through SNOMED CT alone is not expanded, because
+    patients' stories name general concepts ("syndrome" is a synonym of Disease (disorder),
+    expanded to "Disease; Diseases; Disorder", and "blood pressure" in a message about an aneurysm
+    to Hypertension): on the noisy messages that cost NDCG@5 0.575 → 0.571 (docs/EVALUATION.md).
+    At most one query each for the entity and the concept."""
     said = text_normalise(query)
     names: list[str] = []
     concept_id: int | None = None
-    if focus.source == "snomed" and focus.identifier.isdigit():
-        concept_id = int(focus.identifier)
-    elif focus.source == "taxonomy":
+    if focus.source == "taxonomy":
         entity = Entity.objects.filter(slug=focus.identifier).values_list("name", "snomed_concept_id").first()
         if entity is not None:
             names.append(entity[0])
