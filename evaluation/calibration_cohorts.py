@@ -138,7 +138,8 @@ class _FocusView:
         understanding = trace.get("understanding") or {}
         focus = text_normalise(str(understanding.get("focus") or ""))
         none = Subject(foci=frozenset())
-        candidates = tuple(self.subjects.get(int(r["chunk_id"]), none) for r in (answer.chunk_scores or []))
+        rows = answer.chunk_scores or []
+        candidates = tuple(self.subjects.get(int(r["chunk_id"]), none) for r in rows if "chunk_id" in r)
         cited = tuple(self.subjects.get(int(i), none) for i in (trace.get("cited_chunk_ids") or []))
         return focus, str(understanding.get("qtype") or ""), candidates, cited
 

@@ -93,6 +93,7 @@ def rerank_questions_collect(
             authority=authority_share(state),
             qtype=state.qtype,
             focus=state.focus.text if state.focus is not None else "",
+            asked=state.question,
         )
         ids = [i for i, _ in state.fused if i in state.chunks]
         x = np.array([[c.features[n] for n in FEATURE_NAMES] for c in candidates], dtype=np.float64)

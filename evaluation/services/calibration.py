@@ -415,7 +415,9 @@ def calibration_check(
             def refused(name: str, t: float = threshold, cohort: LanguageCohorts = scored) -> float | None:
                 scores: list[float] = getattr(cohort, name)
                 flags = cohort.focus_mismatch.get(name, []) if focus_check else []
-                flags = flags if len(flags) == len(scores) else [False] * len(scores)
+                if flags and len(flags) != len(scores):
+                    raise ValueError(f"{name}: {len(flags)} focus flags for {len(scores)} scores")
+                flags = flags or [False] * len(scores)
                 count = sum(s < t or flag for s, flag in zip(scores, flags, strict=True))
                 return round(count / len(scores), 4) if scores else None
 

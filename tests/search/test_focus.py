@@ -103,17 +103,19 @@ def test_a_focus_that_is_a_stop_word_of_the_question_needs_capitals() -> None:
         metadata={"focus": "ALS", "umls_cuis": ["C0002736"], "subset": "MPlus_Health_Topics"},
     )
     medquad_lexicon_clear()
-    assert (
-        focus_link(question="mag ik blijven slapen als mijn kind opgenomen is", resolution=None, language="nl") is None
-    )
-    capitals = focus_link(question="wat is PLS, is dat hetzelfde als ALS?", resolution=None, language="nl")
-    assert capitals is not None and (capitals.text, capitals.matched) == ("ALS", "als")
-    english = focus_link(question="what are the treatments for als", resolution=None, language="en")
-    assert english is not None and english.text == "ALS"
+    try:
+        dutch = focus_link(question="mag ik blijven slapen als mijn kind opgenomen is", resolution=None, language="nl")
+        assert dutch is None
+        capitals = focus_link(question="wat is PLS, is dat hetzelfde als ALS?", resolution=None, language="nl")
+        assert capitals is not None and (capitals.text, capitals.matched) == ("ALS", "als")
+        english = focus_link(question="what are the treatments for als", resolution=None, language="en")
+        assert english is not None and english.text == "ALS"
+    finally:
+        medquad_lexicon_clear()
     assert not medquad_match_allowed("als", "mag ik als bezoeker", "nl")
+    assert not medquad_match_allowed("als", "MAG IK BLIJVEN ALS MIJN KIND OPGENOMEN IS", "nl")  # all capitals
     assert medquad_match_allowed("als", "wat is de levensverwachting bij als?", "nl")
     assert medquad_match_allowed("als", "is dat ALS", "nl") and medquad_match_allowed("wilson disease", "x", "nl")
-    medquad_lexicon_clear()
 
 
 def test_the_understanding_stage_records_the_focus_on_the_trace() -> None:

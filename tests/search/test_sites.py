@@ -20,13 +20,23 @@ from zolsearch.search.sites import SiteMatcher, index_site_labels, index_sites_c
 
 HOSPITAL_NL = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "hospital-nl"
 
-# The hosts of shared/data/hospital-nl's 100 pages (65 hospitals) and of MedQuAD's pages.
-SITES = tuple(
-    sorted(
-        {site_labels(json.loads(line)["url"]) for line in (HOSPITAL_NL / "pages.jsonl").open(encoding="utf-8")}
-        | {site_labels(u) for u in ("https://www.cancer.gov/x", "https://ghr.nlm.nih.gov/x")}
+
+@pytest.fixture(scope="module")
+def sites() -> tuple[tuple[str, ...], ...]:
+    """The labels of shared/data/hospital-nl's 100 pages (65 hospitals) and of MedQuAD's pages."""
+    with (HOSPITAL_NL / "pages.jsonl").open(encoding="utf-8") as pages:
+        hospitals = {site_labels(json.loads(line)["url"]) for line in pages}
+    return tuple(
+        sorted(hospitals | {site_labels(u) for u in ("https://www.cancer.gov/x", "https://ghr.nlm.nih.gov/x")})
     )
-)
+
+
+@pytest.fixture(autouse=True)
+def _fresh_site_cache():  # type: ignore[no-untyped-def]
+    """No test sees another's index labels (the cache lives for the process)."""
+    index_sites_clear()
+    yield
+    index_sites_clear()
 
 
 def test_site_labels_are_the_hosts_name_parts() -> None:
@@ -35,6 +45,8 @@ def test_site_labels_are_the_hosts_name_parts() -> None:
     assert site_labels("https://ghr.nlm.nih.gov/condition/x") == ("ghr", "nlm", "nih")
     assert site_labels("https://uza.be/") == ("uza",)
     assert site_labels("medquad:GARD:0000004") == () and site_labels("") == ()
+    assert site_labels("https://[::1/x") == ()  # does not parse: no labels, no error
+    assert site_labels("https://WWW.UZGent.be:8443/nl") == ("uzgent",)
 
 
 @pytest.mark.parametrize(
@@ -49,8 +61,8 @@ def test_site_labels_are_the_hosts_name_parts() -> None:
         ("Quelles sont les heures de visite à l'AZ Sint-Jan de Bruges", "https://www.azsintjan.be/bezoek"),
     ],
 )
-def test_a_question_names_the_hospital_it_is_about(question: str, url: str) -> None:
-    assert SiteMatcher(question, "nl", SITES).names(site_labels(url))
+def test_a_question_names_the_hospital_it_is_about(question: str, url: str, sites: tuple[tuple[str, ...], ...]) -> None:
+    assert SiteMatcher(question, "nl", sites).names(site_labels(url))
 
 
 @pytest.mark.parametrize(
@@ -68,16 +80,16 @@ def test_a_question_names_the_hospital_it_is_about(question: str, url: str) -> N
         ("What is the treatment of cancer?", "https://www.uzgent.be/x"),
     ],
 )
-def test_ordinary_words_name_no_hospital(question: str, url: str) -> None:
-    assert not SiteMatcher(question, "nl", SITES).names(site_labels(url))
+def test_ordinary_words_name_no_hospital(question: str, url: str, sites: tuple[tuple[str, ...], ...]) -> None:
+    assert not SiteMatcher(question, "nl", sites).names(site_labels(url))
 
 
 @pytest.mark.django_db
 def test_the_feature_marks_the_named_hospitals_pages_and_follows_ingestion() -> None:
     """GIVEN the 100 real pages of 65 hospitals of shared/data/hospital-nl ingested beside the
     bundled MedQuAD slice WHEN a patient asks about parking at one of them THEN exactly that
-    hospital's candidates have ``site_named`` 1, and the index's site labels include the
-    hospitals once they are ingested."""
+    hospital's candidates have ``site_named`` 1 while the source has a priority (none without),
+    and the index's site labels include the hospitals once they are ingested."""
     connector = JSONLConnector()
     records = [
         record
@@ -86,7 +98,6 @@ def test_the_feature_marks_the_named_hospitals_pages_and_follows_ingestion() -> 
         if isinstance(record, DocumentRecord)
     ]
     wanted = {"www.uzgent.be", "www.uza.be"}
-    index_sites_clear()
     before = index_site_labels()
     assert ("uzgent",) not in before
     source, _ = Source.objects.get_or_create(key="hospital-nl", defaults={"name": "hospital-nl"})
@@ -98,20 +109,24 @@ def test_the_feature_marks_the_named_hospitals_pages_and_follows_ingestion() -> 
 
     question = "waar kan ik mijn auto parkeren aan het uz gent"
     state = pipeline_run(request=SearchRequest(question=question, language="nl"), config=pipeline_config_default())
-    candidates = rerank_candidates(
-        question=question,
-        language="nl",
-        fused=state.fused,
-        chunks=state.chunks,
-        dense=state.dense,
-        lexical=state.lexical,
-        query_vector=state.query_vector,
-        model_key=state.provider.key,
-        priorities={},
-        sites=sites,
-    )
+
+    def marks(priorities: dict[str, int]) -> list[float]:
+        candidates = rerank_candidates(
+            question=question,
+            language="nl",
+            fused=state.fused,
+            chunks=state.chunks,
+            dense=state.dense,
+            lexical=state.lexical,
+            query_vector=state.query_vector,
+            model_key=state.provider.key,
+            priorities=priorities,
+            sites=sites,
+        )
+        return [c.features["site_named"] for c in candidates]
+
     ids = [i for i, _ in state.fused if i in state.chunks]
     hosts = [state.chunks[i].document.url.split("/")[2] if "//" in state.chunks[i].document.url else "" for i in ids]
-    marks = [c.features["site_named"] for c in candidates]
     assert "www.uzgent.be" in hosts and len(set(hosts) - {"www.uzgent.be", ""}) >= 3  # other hospitals' pages
-    assert marks == [1.0 if h == "www.uzgent.be" else 0.0 for h in hosts]
+    assert marks({"hospital-nl": 10}) == [1.0 if h == "www.uzgent.be" else 0.0 for h in hosts]
+    assert set(marks({})) == {0.0}  # only the pages of a source with a priority (the hospital's own)

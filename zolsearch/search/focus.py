@@ -225,7 +225,8 @@ def focus_link(*, question: str, resolution: Resolution | None, language: str = 
     ``resolution``: the taxonomy's resolution of the same question (None: the taxonomy was not
     asked; SNOMED CT and MedQuAD are still tried — SNOMED CT only through the resolution).
     ``language``: the question's (ISO 639-1; "" unknown): a one-word MedQuAD term that is a stop
-    word of it names the focus only when written in capitals (:func:`medquad_match_allowed`).
+    word of it names the focus only when written in capitals or as the question's last word
+    (:func:`medquad_match_allowed`).
     """
     if resolution is not None:
         direct = []
@@ -278,8 +279,8 @@ def medquad_match_allowed(gram: str, question: str, language: str) -> bool:
     it."""
     if " " in gram or gram not in STOPWORDS.get(language, set()):
         return True
-    if re.search(rf"\b{re.escape(gram.upper())}\b", question):
-        return True
+    if question != question.upper() and re.search(rf"\b{re.escape(gram.upper())}\b", question):
+        return True  # capitals mean the acronym only when the message is not written in capitals
     words = _LETTERS.findall(text_normalise(question))
     return bool(words) and words[-1] == gram
 

@@ -173,8 +173,8 @@ def answer_extractive(
     naming any of ``exclude_names`` (normalised department names the graph does not route
     this question to: when text and graph disagree about routing, the graph wins). The rank prior is
     strong on purpose: the fused ranking already chose the best passage, and mixing sentences
-    of different documents reads badly; the best sentence of the first chunk is always chosen
-    first. At most ``max_sentences`` sentences, at most 3 per chunk;
+    of different documents reads badly; the best sentence of the first chunk (when it has one
+    left after the filters above) is always chosen first. At most ``max_sentences`` sentences, at most 3 per chunk;
     they are output in reading order (chunk rank, then position). ``texts``: chunk id → the text
     to use instead of the chunk's own (FILCO's filtered text). Returns an empty draft when
     ``chunks`` is empty.

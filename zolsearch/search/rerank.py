@@ -58,6 +58,7 @@ def rerank_candidates(
     qtype: str = "",
     focus: str = "",
     sites: tuple[tuple[str, ...], ...] | None = None,
+    asked: str = "",
 ) -> list[RerankCandidate]:
     """One :class:`RerankCandidate` per fused id present in ``chunks``, in fused order.
 
@@ -73,8 +74,11 @@ def rerank_candidates(
     :func:`core.text.text_normalise` against a document's ``metadata["focus"]`` and
     ``metadata["synonyms"]`` (MedQuAD's focus and its UMLS synonyms).
     ``sites``: every site's labels in the index (:func:`zolsearch.search.sites.index_site_labels`,
-    read when None), for ``site_named``: 1 when the question names the hospital whose web
-    address the page has (:class:`zolsearch.search.sites.SiteMatcher`).
+    read when None), for ``site_named``: 1 when ``asked`` (the question as the patient wrote it;
+    ``question`` when "", which may be a reduced or expanded query without the hospital's name)
+    names the hospital whose web address the page has (:class:`zolsearch.search.sites.SiteMatcher`),
+    for pages of a source with a priority (the hospital's own; general medical sites' host names
+    are English words: "rarediseases" ends with "diseases", "nihseniorhealth" with "health").
     """
     ids = [i for i, _ in fused if i in chunks]
     dense_scores = dict(dense)
@@ -89,7 +93,7 @@ def rerank_candidates(
     best_dense = max((dense_scores.get(i, 0.0) for i in ids), default=0.0)
     stems_by_language: dict[str, frozenset[str]] = {}
     focus_key = text_normalise(focus) if focus else ""
-    site_matcher = SiteMatcher(question, language, index_site_labels() if sites is None else sites)
+    site_matcher = SiteMatcher(asked or question, language, index_site_labels() if sites is None else sites)
     candidates = []
     for rank, chunk_id in enumerate(ids, start=1):
         chunk = chunks[chunk_id]
@@ -113,7 +117,7 @@ def rerank_candidates(
             "lexical_hit": 1.0 if chunk_id in lexical_scores else 0.0,
             "dense_hit": 1.0 if chunk_id in dense_hits else 0.0,
             "dense_rel": dense_scores.get(chunk_id, 0.0) / best_dense if best_dense > 0 else 0.0,
-            "site_named": 1.0 if site_matcher.names(site_labels(chunk.document.url)) else 0.0,
+            "site_named": 1.0 if priority > 0 and site_matcher.names(site_labels(chunk.document.url)) else 0.0,
         }
         candidates.append(RerankCandidate(text=f"{chunk.document.title}\n{chunk.text}", features=features))
     return candidates

@@ -48,8 +48,12 @@ _WORD = re.compile(r"[a-z0-9]+")
 def site_labels(url: str) -> tuple[str, ...]:
     """The name parts of ``url``'s host, normalised (lowercase, accents folded), in host order:
     ``"https://www.hartcentrumbrugge-oostende.be/x"`` → ``("hartcentrumbrugge", "oostende")``;
-    ``()`` for a URL without a host (a file, an internal id)."""
-    host = (urlsplit(url).hostname or "") if "//" in url else ""
+    ``()`` for a URL without a host (a file, an internal id) or one that does not parse (the
+    ``url`` field accepts any text)."""
+    try:
+        host = (urlsplit(url).hostname or "") if "//" in url else ""
+    except ValueError:  # "https://[::1/x": an unclosed IPv6 bracket
+        return ()
     parts = host.split(".")[:-1]  # the top-level domain names no hospital
     labels: list[str] = []
     for part in parts:

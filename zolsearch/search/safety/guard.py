@@ -157,10 +157,12 @@ class GuardClassifier:
         call, a third of it; ``tests/search/test_understanding.py`` checks the two agree)."""
         split = self._split
         if split is None:
-            d = vectors.shape[1]
             coef = self.model.coef_
+            d = coef.shape[1] - len(self.vectorizer.vocabulary_)
             split = self._split = (coef[:, :d].T.copy(), sparse.csr_matrix(coef[:, d:].T), self.model.intercept_)
         dense, grams_weights, intercept = split
+        if vectors.shape[1] != dense.shape[0]:
+            raise ValueError(f"vectors of {vectors.shape[1]} dimensions for a classifier of {dense.shape[0]}")
         grams = self.vectorizer.transform([self.normalise(t) for t in texts])
         z = vectors.astype(np.float64) @ dense + (grams @ grams_weights).toarray() + intercept
         if z.shape[1] == 1:

@@ -110,6 +110,7 @@ def rerank_apply(
         authority=authority_share(state),
         qtype=state.qtype,
         focus=state.focus.text if state.focus is not None else "",
+        asked=state.question,
     )
     ids = [i for i, _ in fused if i in chunks]
     scores = reranker.rerank(query, candidates)

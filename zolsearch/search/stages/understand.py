@@ -20,7 +20,7 @@ from zolsearch.search.understanding import understanding_model_get
 logger = logging.getLogger(__name__)
 
 
-def synonym_expansion(focus: Focus, *, query: str, language: str) -> list[str]:
+def synonym_expansion(focus: Focus, *, query: str, language: str, limit: int = 3) -> list[str]:
     """SNOMED CT synonym expansion (seed 003 §8): when the question names its focus by a
     synonym, the focus's other names that the query does not contain, for retrieval to search
     too ("weak heart" → "Hartfalen", "Heart failure", "Cardiac failure"). For a focus from the
@@ -42,7 +42,7 @@ def synonym_expansion(focus: Focus, *, query: str, language: str) -> list[str]:
             names.append(entity[0])
             concept_id = entity[1]
     if concept_id is not None:
-        concept = concept_synonyms(concept_id=concept_id, languages=sorted({language, "en"}))
+        concept = concept_synonyms(concept_id=concept_id, languages=sorted({language, "en"}), limit=limit + 2)
         names += concept[:1] + [n for n in concept[1:] if text_normalise(n) != focus.matched]
     canonical = {text_normalise(n) for n in names[: 2 if focus.source == "taxonomy" else 1]}
     if focus.matched in canonical:
@@ -50,9 +50,10 @@ def synonym_expansion(focus: Focus, *, query: str, language: str) -> list[str]:
     unique: list[str] = []
     for name in names:
         key = text_normalise(name)
-        if key and key not in said and key != focus.matched and all(text_normalise(u) != key for u in unique):
+        said_already = f" {key} " in f" {said} "  # whole words: "hf" is not in "hfd"
+        if key and not said_already and key != focus.matched and all(text_normalise(u) != key for u in unique):
             unique.append(name)
-    return unique
+    return unique[:limit]
 
 
 class UnderstandStage(Stage):
@@ -122,8 +123,9 @@ class QueryUnderstandingStage(Stage):
                 state.trace.understanding.expanded = state.focus.text
         if state.config.snomed_expansion_enabled and state.focus is not None:
             query = state.search_query or state.question
-            names = synonym_expansion(state.focus, query=query, language=state.language)
-            names = names[: state.config.snomed_expansion_terms]
+            names = synonym_expansion(
+                state.focus, query=query, language=state.language, limit=state.config.snomed_expansion_terms
+            )
             if names:
                 state.search_query = " ".join([query, *names])
                 state.trace.understanding.expanded = "; ".join(names)
