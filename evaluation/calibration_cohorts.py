@@ -37,7 +37,6 @@ from core.text import text_normalise
 from evaluation.metrics.criteria import FAITHFULNESS_PASS, RELEVANCY_FLOOR, RELEVANCY_PASS
 from evaluation.models import EvaluationResult, EvaluationRun, Judgement
 from ingestion.models import Chunk
-from zolsearch.search.focus import document_foci
 from zolsearch.search.gate import CONTEXT_WEIGHT, Subject, subject_disagrees
 from zolsearch.search.models import Answer
 from zolsearch.search.selectors import answer_material
@@ -128,7 +127,7 @@ class _FocusView:
         ids = {int(row["chunk_id"]) for a in answers for row in (a.chunk_scores or []) if "chunk_id" in row}
         ids |= {int(i) for a in answers for i in ((a.trace or {}).get("cited_chunk_ids") or [])}
         self.subjects = {
-            chunk_id: Subject(foci=document_foci(metadata or {}), qtype=str((metadata or {}).get("qtype") or ""))
+            chunk_id: Subject.of(metadata or {})
             for chunk_id, metadata in Chunk.objects.filter(id__in=ids).values_list("id", "document__metadata")
         }
 

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import threading
+import time
+from collections.abc import Callable
+
 from django.db.models import CharField, F, Func, Max, Value
 
 from ingestion.models import Chunk, Document, Source
@@ -17,6 +21,39 @@ def index_version() -> str:
     are only ever replaced, never edited, so every ingestion that changes a document creates new
     ids). One index-only query. ``"0"`` for an empty index."""
     return str(Chunk.objects.aggregate(top=Max("id"))["top"] or 0)
+
+
+class IndexVersionedCache[T]:
+    """A value derived from the indexed content, held per process: ``read()`` again when
+    :func:`index_version` changed, which is looked up at most every ``check_s`` seconds (a new
+    ingestion is seen within that time). ``empty``: the value before the first read and after
+    :meth:`clear`. Thread-safe (gunicorn threads share it); ``read`` runs under the lock, once.
+    Used by focus linking's MedQuAD lexicon and the reranker's site labels."""
+
+    def __init__(self, read: Callable[[], T], *, empty: T, check_s: float) -> None:
+        self._read, self._empty, self._check_s = read, empty, check_s
+        self._lock = threading.Lock()
+        self._value: T = empty
+        self._version = ""
+        self._checked = float("-inf")
+
+    def get(self) -> T:
+        """The value for the current index (one query for the index version every ``check_s``
+        seconds, plus ``read``'s when it changed)."""
+        now = time.monotonic()
+        with self._lock:
+            if now - self._checked < self._check_s:
+                return self._value
+            self._checked = now
+            version = index_version()
+            if version != self._version:
+                self._value, self._version = self._read(), version
+            return self._value
+
+    def clear(self) -> None:
+        """Forget the value: the next :meth:`get` reads it again."""
+        with self._lock:
+            self._value, self._version, self._checked = self._empty, "", float("-inf")
 
 
 def document_hosts() -> list[str]:

@@ -10,6 +10,7 @@ from core.providers.embeddings import embedding_provider_get
 from ingestion.connectors.base import DocumentRecord, Section
 from ingestion.models import Chunk, Document, Source
 from ingestion.services import documents_upsert
+from tests.search import feature_of_candidates
 from zolsearch.search.config import pipeline_config_default
 from zolsearch.search.contract import Intent, Outcome
 from zolsearch.search.pipeline import SearchRequest, pipeline_run
@@ -62,26 +63,13 @@ def test_the_focus_feature_marks_the_pages_about_the_linked_focus() -> None:
     WHEN its candidates are featurised THEN ``focus_match`` is 1 exactly for the candidates whose
     document's MedQuAD focus (or a synonym) is the linked focus, and 0 for all without a focus."""
     from zolsearch.search.focus import document_foci
-    from zolsearch.search.rerank import rerank_candidates
 
     state = pipeline_run(request=SearchRequest(question=QUESTION, language="en"), config=pipeline_config_default())
     assert state.focus is not None and state.focus.source == "medquad"
     ids = [i for i, _ in state.fused if i in state.chunks]
 
     def marks(focus: str) -> list[float]:
-        candidates = rerank_candidates(
-            question=QUESTION,
-            language="en",
-            fused=state.fused,
-            chunks=state.chunks,
-            dense=state.dense,
-            lexical=state.lexical,
-            query_vector=state.query_vector,
-            model_key=state.provider.key,
-            priorities={},
-            focus=focus,
-        )
-        return [c.features["focus_match"] for c in candidates]
+        return feature_of_candidates(state, "focus_match", question=QUESTION, focus=focus)
 
     about = [state.chunks[i].document.metadata.get("focus") == state.focus.text for i in ids]
     assert marks(state.focus.text) == [1.0 if a else 0.0 for a in about] and any(about) and not all(about)

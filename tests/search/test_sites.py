@@ -13,9 +13,9 @@ from ingestion.connectors.jsonl import JSONLConnector
 from ingestion.models import Source
 from ingestion.selectors import document_hosts
 from ingestion.services import documents_upsert
+from tests.search import feature_of_candidates
 from zolsearch.search.config import pipeline_config_default
 from zolsearch.search.pipeline import SearchRequest, pipeline_run
-from zolsearch.search.rerank import rerank_candidates
 from zolsearch.search.sites import SiteMatcher, index_site_labels, index_sites_clear, site_labels
 
 HOSPITAL_NL = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "hospital-nl"
@@ -111,19 +111,7 @@ def test_the_feature_marks_the_named_hospitals_pages_and_follows_ingestion() -> 
     state = pipeline_run(request=SearchRequest(question=question, language="nl"), config=pipeline_config_default())
 
     def marks(priorities: dict[str, int]) -> list[float]:
-        candidates = rerank_candidates(
-            question=question,
-            language="nl",
-            fused=state.fused,
-            chunks=state.chunks,
-            dense=state.dense,
-            lexical=state.lexical,
-            query_vector=state.query_vector,
-            model_key=state.provider.key,
-            priorities=priorities,
-            sites=sites,
-        )
-        return [c.features["site_named"] for c in candidates]
+        return feature_of_candidates(state, "site_named", question=question, priorities=priorities, sites=sites)
 
     ids = [i for i, _ in state.fused if i in state.chunks]
     hosts = [state.chunks[i].document.url.split("/")[2] if "//" in state.chunks[i].document.url else "" for i in ids]

@@ -41,15 +41,15 @@ from __future__ import annotations
 
 import re
 import threading
-import time
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 from scipy import sparse
 from sklearn.feature_extraction.text import TfidfVectorizer
 
 from core.text import STOPWORDS, text_normalise
+from ingestion.selectors import IndexVersionedCache
 from taxonomy.resolver import Resolution, ngrams
 
 FOCUS_KINDS = ("condition", "drug", "procedure", "department", "doctor")
@@ -114,27 +114,65 @@ class _Term:
     cui: str
 
 
+@dataclass
 class _Lexicon:
-    """MedQuAD's foci and UMLS synonyms by normalised term, with the index version it was read at."""
+    """MedQuAD's foci and UMLS synonyms of one index version: ``terms`` (normalised focus or
+    synonym → its term), ``longest`` (words of the longest), and what the fuzzy match reads:
+    ``foci`` (normalised foci, then synonyms), ``fuzzy_min`` and ``fuzzy_lengths`` (``(len(foci),)``
+    float64: the cosine each needs, its length in characters), ``generic`` (words of ≥
+    :data:`FUZZY_GENERIC_TERMS` terms) and ``fuzzy`` (the trigram TF-IDF of ``foci``, fitted at
+    first use under ``lock``)."""
 
-    def __init__(self) -> None:
-        self.lock = threading.Lock()
-        self.reset()
-
-    def reset(self) -> None:
-        """Empty, never read (the caller holds ``lock`` or is the constructor)."""
-        self.version = ""
-        self.checked = float("-inf")
-        self.terms: dict[str, _Term] = {}
-        self.longest = 0
-        self.foci: list[str] = []  # normalised foci, then synonyms: what the fuzzy match reads
-        self.fuzzy_min = np.zeros(0)  # (len(foci),) float64: the cosine each needs
-        self.fuzzy_lengths = np.zeros(0)  # (len(foci),) float64: each term's length in characters
-        self.generic: frozenset[str] = frozenset()  # words of ≥ FUZZY_GENERIC_TERMS terms
-        self.fuzzy: tuple[TfidfVectorizer, sparse.csr_matrix] | None = None  # fitted on ``foci`` at first use
+    terms: dict[str, _Term] = field(default_factory=dict)
+    longest: int = 0
+    foci: list[str] = field(default_factory=list)
+    fuzzy_min: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    fuzzy_lengths: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    generic: frozenset[str] = frozenset()
+    fuzzy: tuple[TfidfVectorizer, sparse.csr_matrix] | None = None
+    lock: threading.Lock = field(default_factory=threading.Lock)
 
 
-_LEXICON = _Lexicon()
+def _lexicon_read() -> _Lexicon:
+    """The lexicon from the ingested documents' metadata (one query); a focus wins over another
+    focus's synonym."""
+    from ingestion.models import Document
+
+    rows = (
+        Document.objects.filter(metadata__has_key="focus")
+        .values_list("metadata__focus", "metadata__synonyms", "metadata__umls_cuis", "metadata__subset")
+        .distinct()
+    )
+    foci: dict[str, _Term] = {}
+    synonyms: dict[str, _Term] = {}
+    for focus, others, cuis, subset in rows:
+        if not isinstance(focus, str) or not focus.strip():
+            continue
+        term = _Term(
+            focus=focus.strip(),
+            kind="drug" if subset in _DRUG_SUBSETS else "condition",
+            cui=str(cuis[0]) if isinstance(cuis, list) and cuis else "",
+        )
+        foci.setdefault(text_normalise(focus), term)
+        for synonym in others if isinstance(others, list) else []:
+            normalised = text_normalise(synonym) if isinstance(synonym, str) else ""
+            if len(normalised) >= MIN_SYNONYM_CHARS:
+                synonyms.setdefault(normalised, term)
+    terms = {k: v for k, v in {**synonyms, **foci}.items() if k}
+    own = sorted(k for k in foci if k)
+    others = sorted(k for k in synonyms if k and k not in foci)
+    counts = Counter(word for term in terms for word in set(term.split()))
+    return _Lexicon(
+        terms=terms,
+        longest=max((len(k.split()) for k in terms), default=0),
+        foci=own + others,
+        fuzzy_min=np.array([FUZZY_MIN_SIMILARITY] * len(own) + [FUZZY_MIN_SIMILARITY_SYNONYM] * len(others)),
+        fuzzy_lengths=np.array([len(term) for term in own + others], dtype=np.float64),
+        generic=frozenset(word for word, n in counts.items() if n >= FUZZY_GENERIC_TERMS),
+    )
+
+
+_LEXICON: IndexVersionedCache[_Lexicon] = IndexVersionedCache(_lexicon_read, empty=_Lexicon(), check_s=LEXICON_CHECK_S)
 
 
 def medquad_lexicon() -> dict[str, _Term]:
@@ -142,49 +180,7 @@ def medquad_lexicon() -> dict[str, _Term]:
     ingested documents' metadata (one query for the index version every
     :data:`LEXICON_CHECK_S` s, one more when it changed); a focus wins over another focus's
     synonym."""
-    from ingestion.models import Document
-    from ingestion.selectors import index_version
-
-    now = time.monotonic()
-    with _LEXICON.lock:
-        if now - _LEXICON.checked < LEXICON_CHECK_S:
-            return _LEXICON.terms
-        _LEXICON.checked = now
-        version = index_version()
-        if version == _LEXICON.version:
-            return _LEXICON.terms
-        rows = (
-            Document.objects.filter(metadata__has_key="focus")
-            .values_list("metadata__focus", "metadata__synonyms", "metadata__umls_cuis", "metadata__subset")
-            .distinct()
-        )
-        foci: dict[str, _Term] = {}
-        synonyms: dict[str, _Term] = {}
-        for focus, others, cuis, subset in rows:
-            if not isinstance(focus, str) or not focus.strip():
-                continue
-            term = _Term(
-                focus=focus.strip(),
-                kind="drug" if subset in _DRUG_SUBSETS else "condition",
-                cui=str(cuis[0]) if isinstance(cuis, list) and cuis else "",
-            )
-            foci.setdefault(text_normalise(focus), term)
-            for synonym in others if isinstance(others, list) else []:
-                normalised = text_normalise(synonym) if isinstance(synonym, str) else ""
-                if len(normalised) >= MIN_SYNONYM_CHARS:
-                    synonyms.setdefault(normalised, term)
-        _LEXICON.terms = {k: v for k, v in {**synonyms, **foci}.items() if k}
-        _LEXICON.longest = max((len(k.split()) for k in _LEXICON.terms), default=0)
-        own = sorted(k for k in foci if k)
-        others = sorted(k for k in synonyms if k and k not in foci)
-        _LEXICON.foci = own + others
-        _LEXICON.fuzzy_min = np.array([FUZZY_MIN_SIMILARITY] * len(own) + [FUZZY_MIN_SIMILARITY_SYNONYM] * len(others))
-        _LEXICON.fuzzy_lengths = np.array([len(term) for term in _LEXICON.foci], dtype=np.float64)
-        _LEXICON.fuzzy = None
-        counts = Counter(word for term in _LEXICON.terms for word in set(term.split()))
-        _LEXICON.generic = frozenset(word for word, n in counts.items() if n >= FUZZY_GENERIC_TERMS)
-        _LEXICON.version = version
-        return _LEXICON.terms
+    return _LEXICON.get().terms
 
 
 def document_foci(metadata: dict[str, object]) -> frozenset[str]:
@@ -200,8 +196,7 @@ def document_foci(metadata: dict[str, object]) -> frozenset[str]:
 
 def medquad_lexicon_clear() -> None:
     """Forget the lexicon (it is read again on next use)."""
-    with _LEXICON.lock:
-        _LEXICON.reset()
+    _LEXICON.clear()
 
 
 def _snomed_kinds(concept_ids: list[int]) -> dict[int, str]:
@@ -286,57 +281,56 @@ def medquad_match_allowed(gram: str, question: str, language: str) -> bool:
 
 
 def _medquad_focus(question: str, language: str = "") -> Focus | None:
-    lexicon = medquad_lexicon()
-    if not lexicon:
+    lexicon = _LEXICON.get()
+    if not lexicon.terms:
         return None
-    grams = ngrams(text_normalise(question), max_n=max(1, _LEXICON.longest))
-    found = [gram for gram in grams if gram in lexicon and medquad_match_allowed(gram, question, language)]
+    grams = ngrams(text_normalise(question), max_n=max(1, lexicon.longest))
+    found = [gram for gram in grams if gram in lexicon.terms and medquad_match_allowed(gram, question, language)]
     if not found:
         return _fuzzy_focus(question, lexicon)
     gram = max(found, key=lambda g: (len(g.split()), len(g)))
-    entry = lexicon[gram]
+    entry = lexicon.terms[gram]
     return Focus(text=entry.focus, kind=entry.kind, source="medquad", identifier=entry.cui, matched=gram)
 
 
-def _fuzzy_index() -> tuple[TfidfVectorizer, sparse.csr_matrix, list[str], np.ndarray, np.ndarray] | None:
-    """The character-trigram TF-IDF of MedQuAD's foci and synonyms (fitted once per lexicon
-    version, ≈ 0.2 s for 15,000 terms), the terms in row order, the cosine each needs and each
-    one's length; None when there are none."""
-    with _LEXICON.lock:
-        if not _LEXICON.foci:
+def _fuzzy_index(lexicon: _Lexicon) -> tuple[TfidfVectorizer, sparse.csr_matrix] | None:
+    """The character-trigram TF-IDF of ``lexicon``'s foci and synonyms (fitted once per lexicon,
+    ≈ 0.2 s for 15,000 terms); None when there are none."""
+    with lexicon.lock:
+        if not lexicon.foci:
             return None
-        if _LEXICON.fuzzy is None:
+        if lexicon.fuzzy is None:
             vectorizer = TfidfVectorizer(analyzer="char_wb", ngram_range=(3, 3), sublinear_tf=True)
-            _LEXICON.fuzzy = (vectorizer, vectorizer.fit_transform(_LEXICON.foci))
-        vectorizer, matrix = _LEXICON.fuzzy
-        return vectorizer, matrix, _LEXICON.foci, _LEXICON.fuzzy_min, _LEXICON.fuzzy_lengths
+            lexicon.fuzzy = (vectorizer, vectorizer.fit_transform(lexicon.foci))
+        return lexicon.fuzzy
 
 
-def fuzzy_focus_candidates(question: str) -> list[str]:
+def fuzzy_focus_candidates(question: str, lexicon: _Lexicon) -> list[str]:
     """The normalised words of ``question`` the fuzzy match tries: at least
     :data:`FUZZY_MIN_CHARS` letters, not a stop word (Dutch, English or French), not generic
-    (a word of :data:`FUZZY_GENERIC_TERMS` or more MedQuAD terms), once each."""
+    (a word of :data:`FUZZY_GENERIC_TERMS` or more of ``lexicon``'s terms), once each."""
     words: list[str] = []
     for word in _LETTERS.findall(text_normalise(question)):
         if (
             len(word) >= FUZZY_MIN_CHARS
             and word not in _FUZZY_STOP
-            and word not in _LEXICON.generic
+            and word not in lexicon.generic
             and word not in words
         ):
             words.append(word)
     return words
 
 
-def _fuzzy_focus(question: str, lexicon: dict[str, _Term]) -> Focus | None:
+def _fuzzy_focus(question: str, lexicon: _Lexicon) -> Focus | None:
     """The MedQuAD focus (or synonym's focus) most similar to one of the question's long words,
     when the cosine of their character trigrams reaches the term's minimum (see the module
     docstring)."""
-    words = fuzzy_focus_candidates(question)
-    index = _fuzzy_index() if words else None
+    words = fuzzy_focus_candidates(question, lexicon)
+    index = _fuzzy_index(lexicon) if words else None
     if index is None:
         return None
-    vectorizer, matrix, foci, minimum, lengths = index
+    vectorizer, matrix = index
+    foci, minimum, lengths = lexicon.foci, lexicon.fuzzy_min, lexicon.fuzzy_lengths
     similarity = (vectorizer.transform(words) @ matrix.T).toarray()  # (words, terms), cosine in [0, 1]
     word_lengths = np.array([len(word) for word in words], dtype=np.float64)
     ratio = np.minimum.outer(word_lengths, lengths) / np.maximum.outer(word_lengths, lengths)
@@ -344,5 +338,5 @@ def _fuzzy_focus(question: str, lexicon: dict[str, _Term]) -> Focus | None:
     row, column = np.unravel_index(int(similarity.argmax()), similarity.shape)
     if similarity[row, column] <= 0.0:
         return None
-    entry = lexicon[foci[column]]
+    entry = lexicon.terms[foci[column]]
     return Focus(text=entry.focus, kind=entry.kind, source="medquad", identifier=entry.cui, matched=words[row])

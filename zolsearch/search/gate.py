@@ -26,6 +26,8 @@ from typing import NamedTuple
 
 import numpy as np
 
+from zolsearch.search.focus import document_foci
+
 CONTEXT_WEIGHT = 0.7  # the seed's weight of the context alignment
 QUESTION_WEIGHT = 0.3  # 1 − CONTEXT_WEIGHT
 # Context weights calibration may choose from: 0.1-0.7. Never 0: a draft that strays from its
@@ -95,6 +97,12 @@ class Subject(NamedTuple):
 
     foci: frozenset[str]
     qtype: str = ""
+
+    @classmethod
+    def of(cls, metadata: dict[str, object]) -> Subject:
+        """The subject of a page with this document ``metadata`` (its MedQuAD ``focus``,
+        ``synonyms`` and ``qtype``)."""
+        return cls(foci=document_foci(metadata), qtype=str(metadata.get("qtype") or ""))
 
 
 def subject_disagrees(focus: str, qtype: str, *, candidates: Sequence[Subject], cited: Sequence[Subject]) -> bool:

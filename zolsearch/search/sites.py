@@ -29,12 +29,11 @@ version (one query for the distinct hosts), checked at most every :data:`SITES_C
 from __future__ import annotations
 
 import re
-import threading
-import time
 from functools import lru_cache
 from urllib.parse import urlsplit
 
 from core.text import STOPWORDS, text_normalise
+from ingestion.selectors import IndexVersionedCache
 
 MIN_WORD_CHARS = 3  # "uza", "lumc", "dz" is too short to tell from an ordinary word
 MIN_PART_CHARS = 6  # shorter words end labels by chance ("recht" ends "umcutrecht", "noord" starts "noorderhart")
@@ -110,38 +109,23 @@ class SiteMatcher:
         return False
 
 
-class _Sites:
-    """The index's site labels with the index version they were read at."""
+def _index_site_labels_read() -> tuple[tuple[str, ...], ...]:
+    from ingestion.selectors import document_hosts
 
-    def __init__(self) -> None:
-        self.lock = threading.Lock()
-        self.version = ""
-        self.checked = float("-inf")
-        self.labels: tuple[tuple[str, ...], ...] = ()
+    return tuple(sorted({site_labels(f"https://{h}/") for h in document_hosts()} - {()}))
 
 
-_SITES = _Sites()
+_SITES: IndexVersionedCache[tuple[tuple[str, ...], ...]] = IndexVersionedCache(
+    _index_site_labels_read, empty=(), check_s=SITES_CHECK_S
+)
 
 
 def index_site_labels() -> tuple[tuple[str, ...], ...]:
     """Each distinct host's :func:`site_labels` in the index (one query for the index version
     every :data:`SITES_CHECK_S` s, one for the hosts when it changed)."""
-    from ingestion.selectors import document_hosts, index_version
-
-    now = time.monotonic()
-    with _SITES.lock:
-        if now - _SITES.checked < SITES_CHECK_S:
-            return _SITES.labels
-        _SITES.checked = now
-        version = index_version()
-        if version != _SITES.version:
-            hosts = document_hosts()
-            _SITES.labels = tuple(sorted({site_labels(f"https://{h}/") for h in hosts} - {()}))
-            _SITES.version = version
-        return _SITES.labels
+    return _SITES.get()
 
 
 def index_sites_clear() -> None:
     """Forget the index's site labels (read again on next use)."""
-    with _SITES.lock:
-        _SITES.version, _SITES.checked, _SITES.labels = "", float("-inf"), ()
+    _SITES.clear()

@@ -8,11 +8,9 @@ import numpy as np
 
 from core.text import text_normalise
 from ingestion.chunking import chunk_sentences, sentences_digest
-from ingestion.models import Chunk
 from zolsearch.search import selectors
 from zolsearch.search.contract import Outcome
 from zolsearch.search.filco import kept_vector
-from zolsearch.search.focus import document_foci
 from zolsearch.search.gate import CONTEXT_WEIGHT, Subject, gate_score, subject_disagrees
 from zolsearch.search.generation import CITATION_MARK, answer_plain
 from zolsearch.search.stages.base import SearchState, Stage, StopPipeline
@@ -64,20 +62,13 @@ def answer_sentences_vector(state: SearchState) -> np.ndarray | None:
     return kept_vector(np.vstack([by_text[s] for s in wanted]), [True] * len(wanted))
 
 
-def chunk_subject(chunk: Chunk) -> Subject:
-    """The :class:`~zolsearch.search.gate.Subject` of ``chunk``'s page (its document's MedQuAD
-    foci and question type)."""
-    metadata = chunk.document.metadata
-    return Subject(foci=document_foci(metadata), qtype=str(metadata.get("qtype") or ""))
-
-
 def draft_subject_disagrees(state: SearchState) -> bool:
     """:func:`zolsearch.search.gate.subject_disagrees` of ``state``'s linked focus and question
     type, its candidates (``state.chunks``: the reranked top k) and the chunks its draft cites;
     False without a focus or a draft."""
     if state.focus is None or state.draft is None:
         return False
-    subjects = {i: chunk_subject(chunk) for i, chunk in state.chunks.items()}
+    subjects = {i: Subject.of(chunk.document.metadata) for i, chunk in state.chunks.items()}
     return subject_disagrees(
         text_normalise(state.focus.text),
         state.qtype,
@@ -124,9 +115,9 @@ class GateStage(Stage):
             state.gate = replace(state.gate, passed=False, focus_mismatch=True)
         if not state.gate.passed:
             state.trace.rejected_answer = state.draft.text
-            reason = (
+            raise StopPipeline(
+                Outcome.GATE_REJECTED,
                 "the answer is about another condition or question than the one asked"
                 if state.gate.focus_mismatch
-                else ""
+                else "the answer did not pass the quality gate",
             )
-            raise StopPipeline(Outcome.GATE_REJECTED, reason or "the answer did not pass the quality gate")

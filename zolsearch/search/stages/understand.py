@@ -33,27 +33,34 @@ def synonym_expansion(focus: Focus, *, query: str, language: str, limit: int = 3
     expanded to "Disease; Diseases; Disorder", and "blood pressure" in a message about an aneurysm
     to Hypertension): on the noisy messages that cost NDCG@5 0.575 → 0.571 (docs/EVALUATION.md).
     At most one query each for the entity and the concept."""
-    said = text_normalise(query)
-    names: list[str] = []
-    concept_id: int | None = None
-    if focus.source == "taxonomy":
-        entity = Entity.objects.filter(slug=focus.identifier).values_list("name", "snomed_concept_id").first()
-        if entity is not None:
-            names.append(entity[0])
-            concept_id = entity[1]
-    if concept_id is not None:
-        concept = concept_synonyms(concept_id=concept_id, languages=sorted({language, "en"}), limit=limit + 2)
-        names += concept[:1] + [n for n in concept[1:] if text_normalise(n) != focus.matched]
-    canonical = {text_normalise(n) for n in names[: 2 if focus.source == "taxonomy" else 1]}
-    if focus.matched in canonical:
+    if focus.source != "taxonomy":
         return []
-    unique: list[str] = []
-    for name in names:
-        key = text_normalise(name)
-        said_already = f" {key} " in f" {said} "  # whole words: "hf" is not in "hfd"
-        if key and not said_already and key != focus.matched and all(text_normalise(u) != key for u in unique):
-            unique.append(name)
-    return unique[:limit]
+    entity = Entity.objects.filter(slug=focus.identifier).values_list("name", "snomed_concept_id").first()
+    if entity is None:
+        return []
+    name, concept_id = entity
+    concept = (
+        concept_synonyms(concept_id=concept_id, languages=sorted({language, "en"}), limit=limit + 2)
+        if concept_id is not None
+        else []
+    )
+    if focus.matched in {text_normalise(n) for n in [name, *concept[:1]]}:
+        return []  # named by a canonical name
+    said = f" {text_normalise(query)} "
+    seen = {focus.matched}
+    names: list[str] = []
+    for candidate in [name, *concept]:
+        key = text_normalise(candidate)
+        if key and key not in seen and f" {key} " not in said:  # whole words: "hf" is not in "hfd"
+            seen.add(key)
+            names.append(candidate)
+    return names[:limit]
+
+
+def _search_also(state: SearchState, names: list[str]) -> None:
+    """Add ``names`` to the text BM25 and the reranker search, and say so on the trace."""
+    state.search_query = " ".join([state.search_query or state.question, *names])
+    state.trace.understanding.expanded = "; ".join(names)
 
 
 class UnderstandStage(Stage):
@@ -119,13 +126,13 @@ class QueryUnderstandingStage(Stage):
                 # A MedQuAD focus the question names another way, by a UMLS synonym ("bassen
                 # kornzweig syndrome") or a fuzzy match ("cholangiocarcinoom"): BM25 and the
                 # reranker's term features also search the name the pages use.
-                state.search_query = f"{state.search_query or state.question} {state.focus.text}"
-                state.trace.understanding.expanded = state.focus.text
+                _search_also(state, [state.focus.text])
         if state.config.snomed_expansion_enabled and state.focus is not None:
-            query = state.search_query or state.question
             names = synonym_expansion(
-                state.focus, query=query, language=state.language, limit=state.config.snomed_expansion_terms
+                state.focus,
+                query=state.search_query or state.question,
+                language=state.language,
+                limit=state.config.snomed_expansion_terms,
             )
             if names:
-                state.search_query = " ".join([query, *names])
-                state.trace.understanding.expanded = "; ".join(names)
+                _search_also(state, names)
