@@ -93,6 +93,17 @@ class PipelineConfig(BaseModel):
       and synonyms, in the question's language and English) the question does not already
       contain are added the same way (seed 003 §8: "weak heart" is also searched as
       "Hartfalen", "Heart failure").
+      ``glossary_enabled``: an English or French question that wants the hospital's own pages
+      (source authority share ≥ ``glossary_min_authority``; 0.5 provisional: the classifier
+      puts most of its mass on a routing intent) and names a practical topic of the glossary
+      ("interpreter", "heures de visite") is also searched with the Dutch words the hospital's
+      pages use for it (:mod:`zolsearch.search.glossary`). ``medical_translation_enabled``:
+      the mirror for a Dutch question that clearly does not (share < ``medical_translation_max_authority``;
+      0.3, chosen on dev: the highest value that translates none of the 45 Dutch hospital-nl
+      dev questions, whose lowest share is 0.31, and 75 % of the Dutch MedQuAD dev paraphrases): its
+      medical words are also searched in English, the language of the general medical pages
+      ("galwegkanker" → "bile duct cancer"), and the English links the MedQuAD focus when it
+      names a longer term than the Dutch (:func:`zolsearch.search.glossary.medical_english`).
     - ``followup_enabled`` / ``followup_max_age_s``: a short message of a conversation
       ("en in Maaseik?") is resolved against the latest API turn of the same ``conversation_id``
       asked at most ``followup_max_age_s`` seconds before (1,800 s: half an hour, provisional);
@@ -161,6 +172,10 @@ class PipelineConfig(BaseModel):
     focus_expansion_enabled: bool = True
     snomed_expansion_enabled: bool = True
     snomed_expansion_terms: int = Field(default=3, ge=1, le=10)
+    glossary_enabled: bool = True
+    glossary_min_authority: float = Field(default=0.5, ge=0.0, le=1.0)
+    medical_translation_enabled: bool = True
+    medical_translation_max_authority: float = Field(default=0.3, ge=0.0, le=1.0)
     reranker: str = ""
     rerank_depth: int = Field(default=20, ge=1, le=1000)
     think_harder_candidates: int = Field(default=100, ge=1, le=1000)

@@ -138,8 +138,9 @@ class UnderstandingTrace(_Trace):
     the question was used as it is), and the linked focus (:mod:`zolsearch.search.focus`:
     ``focus`` as its source names it, ``focus_kind`` condition/drug/procedure/department/doctor,
     ``focus_source`` taxonomy/snomed/medquad, ``focus_id`` entity slug, SNOMED CT concept id or
-    UMLS CUI; all "" when none was found); ``expanded``: the focus name added to the searched
-    text when the question spells it differently ("" none)."""
+    UMLS CUI; all "" when none was found); ``expanded``: what was added to the searched text,
+    "; "-separated: the focus name when the question spells it differently, SNOMED CT synonyms,
+    the glossary's Dutch words for an English or French practical question ("" none)."""
 
     intent: str = ""
     intent_confidence: float | None = None

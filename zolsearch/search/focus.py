@@ -280,6 +280,12 @@ def medquad_match_allowed(gram: str, question: str, language: str) -> bool:
     return bool(words) and words[-1] == gram
 
 
+def medquad_focus(question: str, language: str = "") -> Focus | None:
+    """The MedQuAD focus ``question`` names: the longest exact term (focus or UMLS synonym),
+    else the fuzzy match of one of its long words (module docstring); None when neither."""
+    return _medquad_focus(question, language)
+
+
 def _medquad_focus(question: str, language: str = "") -> Focus | None:
     lexicon = _LEXICON.get()
     if not lexicon.terms:

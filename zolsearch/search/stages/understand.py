@@ -13,8 +13,10 @@ from core.text import text_normalise
 from taxonomy.models import Entity
 from taxonomy.selectors import concept_synonyms
 from zolsearch.search.contract import Intent, UnderstandingTrace
-from zolsearch.search.focus import Focus, focus_link
+from zolsearch.search.focus import Focus, focus_link, medquad_focus
+from zolsearch.search.glossary import TARGET_LANGUAGE, glossary_translate, medical_english
 from zolsearch.search.stages.base import SearchState, Stage
+from zolsearch.search.stages.retrieval import authority_share
 from zolsearch.search.understanding import understanding_model_get
 
 logger = logging.getLogger(__name__)
@@ -58,9 +60,38 @@ def synonym_expansion(focus: Focus, *, query: str, language: str, limit: int = 3
 
 
 def _search_also(state: SearchState, names: list[str]) -> None:
-    """Add ``names`` to the text BM25 and the reranker search, and say so on the trace."""
+    """Add ``names`` to the text BM25 and the reranker search, and say so on the trace (after
+    what an earlier expansion of the same question added)."""
     state.search_query = " ".join([state.search_query or state.question, *names])
-    state.trace.understanding.expanded = "; ".join(names)
+    earlier = state.trace.understanding.expanded
+    state.trace.understanding.expanded = "; ".join([earlier, *names] if earlier else names)
+
+
+def _medical_english(state: SearchState) -> None:
+    """A Dutch question about a condition, in English too (:func:`medical_english`): the
+    MedQuAD focus of the English when it is a longer match than the Dutch gave (no focus, or a
+    MedQuAD focus of fewer words; the taxonomy's and SNOMED CT's are kept), and the English words
+    the query lacks searched as well ("galwegkanker" → "bile duct cancer")."""
+    query = state.search_query or state.question
+    english = medical_english(query)
+    if not english:
+        return
+    current = state.focus
+    if current is None or (current.source == "medquad" and len(current.matched.split()) < 2):
+        found = medquad_focus(" ".join(english), "en")
+        if found is not None and (current is None or len(found.matched.split()) > len(current.matched.split())):
+            state.focus = found
+            trace = state.trace.understanding
+            trace.focus, trace.focus_kind, trace.focus_source, trace.focus_id = (
+                found.text,
+                found.kind,
+                found.source,
+                found.identifier,
+            )
+    said = f" {text_normalise(query)} "
+    new = [e for e in english if f" {text_normalise(e)} " not in said]
+    if new:
+        _search_also(state, new)
 
 
 class UnderstandStage(Stage):
@@ -116,6 +147,12 @@ class QueryUnderstandingStage(Stage):
             state.search_query = understood.reduced
             if state.config.dense_enabled:
                 state.search_vector = state.provider.embed_query(understood.reduced)
+        if (
+            state.config.medical_translation_enabled
+            and state.language == TARGET_LANGUAGE
+            and authority_share(state) < state.config.medical_translation_max_authority
+        ):
+            _medical_english(state)
         if state.config.focus_expansion_enabled and state.focus is not None and state.focus.source == "medquad":
             name = text_normalise(state.focus.text)
             if (
@@ -136,3 +173,9 @@ class QueryUnderstandingStage(Stage):
             )
             if names:
                 _search_also(state, names)
+        if state.config.glossary_enabled and authority_share(state) >= state.config.glossary_min_authority:
+            dutch = glossary_translate(state.search_query or state.question, language=state.language)
+            if dutch:
+                # An English or French question about a practical topic: BM25 and the reranker's
+                # term features also search the Dutch words of the hospital's pages.
+                _search_also(state, dutch)

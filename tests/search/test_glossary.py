@@ -1,0 +1,150 @@
+"""Query translation of the hospital's practical vocabulary (``data/understanding/glossary.jsonl``)
+and the understanding stage that applies it, on the real glossary and the real classifiers."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from zolsearch.search.config import pipeline_config_default
+from zolsearch.search.glossary import glossary_topics, glossary_translate
+from zolsearch.search.pipeline import SearchRequest, pipeline_run
+
+
+def test_english_and_french_practical_words_give_the_dutch_words_of_the_pages() -> None:
+    """GIVEN the glossary WHEN an English or French question names a practical topic THEN the
+    topic's Dutch words come back, each once, in file order; Dutch questions, whole-word misses
+    ("visitation" is not "visit") and words the question already has add nothing."""
+    assert glossary_translate("can I get an interpreter at a hospital in Antwerp", language="en") == [
+        "tolk",
+        "tolken",
+        "interculturele bemiddeling",
+    ]
+    assert glossary_translate("quelles sont les heures de visite", language="fr") == [
+        "bezoekuren",
+        "bezoektijden",
+        "bezoek",
+    ]
+    assert glossary_translate("Is er een tolk?", language="nl") == []
+    assert glossary_translate("visitation rights of a father", language="en") == []
+    assert "parking" not in glossary_translate("where is the parking", language="en")
+    assert "parkeren" in glossary_translate("where is the parking", language="en")
+    assert glossary_translate("parking visiting hours invoice complaint interpreter", language="en", limit=5) == [
+        "bezoekuren",
+        "bezoektijden",
+        "bezoek",
+        "parkeren",
+        "parkeertarief",
+    ]
+    assert glossary_translate("can I get an interpreter", language="de") == []
+
+
+def test_a_glossary_row_without_dutch_words_is_refused(settings, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """GIVEN a glossary file with a row that has phrases but no Dutch words WHEN it is read THEN
+    ``ValueError`` names the file and line."""
+    (tmp_path / "data" / "understanding").mkdir(parents=True)
+    (tmp_path / "data" / "understanding" / "glossary.jsonl").write_text(
+        json.dumps({"topic": "parking", "nl": ["parkeren"], "en": ["parking"]})
+        + "\n"
+        + json.dumps({"topic": "broken", "en": ["visit"]})
+        + "\n",
+        encoding="utf-8",
+    )
+    settings.BASE_DIR = tmp_path
+    glossary_topics.cache_clear()
+    try:
+        with pytest.raises(ValueError, match=r"glossary\.jsonl:2"):
+            glossary_topics()
+    finally:
+        glossary_topics.cache_clear()
+
+
+@pytest.mark.django_db
+def test_the_understanding_stage_translates_practical_questions_that_want_the_hospitals_pages() -> None:
+    """GIVEN a source with a priority WHEN an English or French question asks a practical thing
+    THEN BM25 and the reranker also search the Dutch words (``expanded`` on the trace); a Dutch
+    question, an English question about a condition (its intent wants no hospital page), the
+    flag off, or no source with a priority add nothing."""
+    config = pipeline_config_default().with_overrides(source_priorities={"hospital": 10})
+    state = pipeline_run(
+        request=SearchRequest(question="where can I park my car and what does parking cost", language="en"),
+        config=config,
+    )
+    assert "parkeren" in state.trace.understanding.expanded.split("; ")
+    assert "parkeren" in state.search_query
+    french = pipeline_run(
+        request=SearchRequest(question="est-ce qu'il y a un interprète à l'hôpital", language="fr"), config=config
+    )
+    assert french.trace.understanding.expanded.startswith("tolk; tolken")
+    assert "factuur" in glossary_translate(
+        "How is asthma treated, and is the bill for the treatment high?", language="en"
+    )
+    for question, language, cfg in (
+        ("waar kan ik parkeren", "nl", config),
+        ("How is asthma treated, and is the bill for the treatment high?", "en", config),
+        ("where can I park my car and what does parking cost", "en", config.with_overrides(glossary_enabled=False)),
+        ("where can I park my car and what does parking cost", "en", pipeline_config_default()),
+    ):
+        state = pipeline_run(request=SearchRequest(question=question, language=language), config=cfg)
+        assert not {"parkeren", "factuur"} & set(state.trace.understanding.expanded.split("; ")), question
+
+
+def test_dutch_medical_words_in_english() -> None:
+    """GIVEN the Dutch-English medical dictionary WHEN a Dutch question names a condition by
+    dictionary words, a compound, "ziekte van X" or a Greek/Latin word THEN their English comes
+    back in order; stop words and unknown ordinary words are left out."""
+    from zolsearch.search.glossary import medical_english
+
+    assert medical_english("harige cel leukemie, is dat erfelijk?") == [
+        "hairy",
+        "cell",
+        "leukemia",
+        "inherited hereditary genetic",
+    ]
+    assert medical_english("mijn moeder heeft galwegkanker") == ["bile duct cancer"]
+    assert medical_english("de zoon heeft een kiemceltumor") == ["germ cell tumor"]
+    assert medical_english("is de ziekte van Parkinson erfelijk?") == [
+        "parkinson",
+        "disease",
+        "inherited hereditary genetic",
+    ]
+    # Cognates: the English spelling by suffix and c for k; the fuzzy focus match and BM25's
+    # stemming do the rest ("reumatoid" is one letter from "rheumatoid").
+    assert medical_english("kardiomyopathie of rabdomyosarcoom, reumatoïde artritis") == [
+        "cardiomyopathy",
+        "rabdomyosarcoma",
+        "reumatoid",
+        "arthritis",
+    ]
+    assert medical_english("fragiel x syndroom") == ["fragile", "x", "syndrome"]
+    assert medical_english("tot hoe laat mag ik op bezoek") == []
+
+
+@pytest.mark.django_db
+def test_a_dutch_question_about_a_condition_links_its_focus_from_the_english() -> None:
+    """GIVEN the ingested MedQuAD slice (its focus "Acquired hemophilia") WHEN a Dutch
+    question names it in Dutch THEN the English links the focus and is searched too; a Dutch
+    practical question that wants the hospital's pages, and the flag off, add nothing."""
+    from zolsearch.search.focus import medquad_lexicon_clear
+
+    medquad_lexicon_clear()
+    config = pipeline_config_default()
+    state = pipeline_run(
+        request=SearchRequest(question="wat zijn de symptomen van verworven hemofilie?", language="nl"),
+        config=config,
+    )
+    assert state.focus is not None and state.focus.text == "Acquired hemophilia"
+    assert state.trace.understanding.focus == "Acquired hemophilia"
+    assert "acquired" in state.search_query and "hemophilia" in state.search_query
+    off = pipeline_run(
+        request=SearchRequest(question="wat zijn de symptomen van verworven hemofilie?", language="nl"),
+        config=config.with_overrides(medical_translation_enabled=False),
+    )
+    assert "hemophilia" not in (off.search_query or "")
+    practical = pipeline_run(
+        request=SearchRequest(question="wat zijn de bezoekuren voor kinderen op de materniteit", language="nl"),
+        config=config.with_overrides(source_priorities={"hospital": 10}),
+    )
+    assert "children" not in (practical.search_query or "")
