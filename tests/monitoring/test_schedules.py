@@ -102,6 +102,13 @@ def test_beat_hands_a_scheduled_drift_check_to_the_worker(tmp_path: Path) -> Non
                 )
         finally:
             beat.terminate()
-            beat.wait(timeout=30)
+            try:
+                beat.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                # Seen once on a loaded machine (CI beside a benchmark): beat still alive 30 s
+                # after SIGTERM, which hid the test's own outcome. Stopping is test_serve's
+                # subject; here it is cleanup.
+                beat.kill()
+                beat.wait(timeout=10)
     assert check is not None and check.window_end > check.window_start
     assert "drift_check_task" in beat_log.read_text()  # beat logged sending it

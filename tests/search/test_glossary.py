@@ -64,9 +64,10 @@ def test_a_glossary_row_without_dutch_words_is_refused(settings, tmp_path: Path)
 @pytest.mark.django_db
 def test_the_understanding_stage_translates_practical_questions_that_want_the_hospitals_pages() -> None:
     """GIVEN a source with a priority WHEN an English or French question asks a practical thing
-    THEN BM25 and the reranker also search the Dutch words (``expanded`` on the trace); a Dutch
-    question, an English question about a condition (its intent wants no hospital page), the
-    flag off, or no source with a priority add nothing."""
+    THEN BM25 and the reranker also search the Dutch words (``expanded`` on the trace); an
+    English question about a treatment that names an invoice (its intent wants no hospital
+    page) and the flag off add nothing; without any source priority (source authority off) the
+    glossary still translates: it depends on the intent, not on the priorities."""
     config = pipeline_config_default().with_overrides(source_priorities={"hospital": 10})
     state = pipeline_run(
         request=SearchRequest(question="where can I park my car and what does parking cost", language="en"),
@@ -82,44 +83,74 @@ def test_the_understanding_stage_translates_practical_questions_that_want_the_ho
         "How is asthma treated, and is the bill for the treatment high?", language="en"
     )
     for question, language, cfg in (
-        ("waar kan ik parkeren", "nl", config),
         ("How is asthma treated, and is the bill for the treatment high?", "en", config),
         ("where can I park my car and what does parking cost", "en", config.with_overrides(glossary_enabled=False)),
-        ("where can I park my car and what does parking cost", "en", pipeline_config_default()),
     ):
         state = pipeline_run(request=SearchRequest(question=question, language=language), config=cfg)
         assert not {"parkeren", "factuur"} & set(state.trace.understanding.expanded.split("; ")), question
+    plain = pipeline_run(
+        request=SearchRequest(question="where can I park my car and what does parking cost", language="en"),
+        config=pipeline_config_default().with_overrides(source_authority_enabled=False),
+    )
+    assert "parkeren" in plain.trace.understanding.expanded.split("; ")
 
 
 def test_dutch_medical_words_in_english() -> None:
     """GIVEN the Dutch-English medical dictionary WHEN a Dutch question names a condition by
-    dictionary words, a compound, "ziekte van X" or a Greek/Latin word THEN their English comes
-    back in order; stop words and unknown ordinary words are left out."""
+    dictionary words, a compound, "ziekte van X" or a Greek/Latin word THEN their renderings
+    come back in order, the usual first; stop words, articles and unknown ordinary words are
+    left out, and without ``cognates`` no spelling is guessed."""
     from zolsearch.search.glossary import medical_english
 
     assert medical_english("harige cel leukemie, is dat erfelijk?") == [
-        "hairy",
-        "cell",
-        "leukemia",
-        "inherited hereditary genetic",
+        ("hairy",),
+        ("cell",),
+        ("leukemia",),
+        ("inherited", "hereditary", "genetic"),
     ]
-    assert medical_english("mijn moeder heeft galwegkanker") == ["bile duct cancer"]
-    assert medical_english("de zoon heeft een kiemceltumor") == ["germ cell tumor"]
-    assert medical_english("is de ziekte van Parkinson erfelijk?") == [
-        "parkinson",
-        "disease",
-        "inherited hereditary genetic",
-    ]
+    assert medical_english("mijn moeder heeft galwegkanker") == [("bile duct cancer",)]
+    assert medical_english("de zoon heeft een kiemceltumor") == [("germ cell tumor",)]
+    assert medical_english("is de ziekte van Parkinson erfelijk?")[0] == ("parkinson disease",)
+    assert medical_english("ziekte van de schildklier") == [("thyroid disease",)]
+    assert medical_english("ziekte van von Willebrand") == [("von willebrand disease",)]
+    assert medical_english("is de ziekte van Lyme besmettelijk") == [("lyme disease",)]
     # Cognates: the English spelling by suffix and c for k; the fuzzy focus match and BM25's
     # stemming do the rest ("reumatoid" is one letter from "rheumatoid").
     assert medical_english("kardiomyopathie of rabdomyosarcoom, reumatoïde artritis") == [
-        "cardiomyopathy",
-        "rabdomyosarcoma",
-        "reumatoid",
-        "arthritis",
+        ("cardiomyopathy",),
+        ("rabdomyosarcoma",),
+        ("reumatoid",),
+        ("arthritis",),
     ]
-    assert medical_english("fragiel x syndroom") == ["fragile", "x", "syndrome"]
+    assert medical_english("therapie, chemotherapie, allergie, operatie") == [
+        ("therapy",),
+        ("chemotherapy",),
+        ("allergy",),
+        ("operation",),
+    ]
+    assert medical_english("kardiomyopathie na een operatie", cognates=False) == []
+    assert medical_english("fragiel x syndroom type 2") == [("fragile",), ("x",), ("syndrome",), ("2",)]
     assert medical_english("tot hoe laat mag ik op bezoek") == []
+
+
+def test_a_medical_dictionary_row_without_a_list_of_english_is_refused(settings, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """GIVEN a dictionary whose second row gives ``en`` as a string, or a line that is not JSON
+    WHEN it is read THEN ``ValueError`` names the file and line."""
+    from zolsearch.search.glossary import medical_dictionary
+
+    folder = tmp_path / "data" / "understanding"
+    folder.mkdir(parents=True)
+    settings.BASE_DIR = tmp_path
+    for second in (json.dumps({"nl": "kanker", "en": "cancer"}), "{not json"):
+        (folder / "medical-nl-en.jsonl").write_text(
+            json.dumps({"nl": "hart", "en": ["heart"]}) + "\n" + second + "\n", encoding="utf-8"
+        )
+        medical_dictionary.cache_clear()
+        try:
+            with pytest.raises(ValueError, match=r"medical-nl-en\.jsonl:2"):
+                medical_dictionary()
+        finally:
+            medical_dictionary.cache_clear()
 
 
 @pytest.mark.django_db
@@ -137,7 +168,8 @@ def test_a_dutch_question_about_a_condition_links_its_focus_from_the_english() -
     )
     assert state.focus is not None and state.focus.text == "Acquired hemophilia"
     assert state.trace.understanding.focus == "Acquired hemophilia"
-    assert "acquired" in state.search_query and "hemophilia" in state.search_query
+    assert state.trace.understanding.focus_translated
+    assert {"acquired", "hemophilia"} <= set(state.trace.understanding.expanded.split("; "))
     off = pipeline_run(
         request=SearchRequest(question="wat zijn de symptomen van verworven hemofilie?", language="nl"),
         config=config.with_overrides(medical_translation_enabled=False),
@@ -145,6 +177,7 @@ def test_a_dutch_question_about_a_condition_links_its_focus_from_the_english() -
     assert "hemophilia" not in (off.search_query or "")
     practical = pipeline_run(
         request=SearchRequest(question="wat zijn de bezoekuren voor kinderen op de materniteit", language="nl"),
-        config=config.with_overrides(source_priorities={"hospital": 10}),
+        config=config,
     )
-    assert "children" not in (practical.search_query or "")
+    assert "children" not in practical.trace.understanding.expanded.split("; ")
+    assert not practical.trace.understanding.focus_translated

@@ -94,7 +94,8 @@ class PipelineConfig(BaseModel):
       contain are added the same way (seed 003 §8: "weak heart" is also searched as
       "Hartfalen", "Heart failure").
       ``glossary_enabled``: an English or French question that wants the hospital's own pages
-      (source authority share ≥ ``glossary_min_authority``; 0.5 provisional: the classifier
+      (routing share, :func:`zolsearch.search.understanding.routing_share`, ≥
+      ``glossary_min_authority``; 0.5 provisional: the classifier
       puts most of its mass on a routing intent) and names a practical topic of the glossary
       ("interpreter", "heures de visite") is also searched with the Dutch words the hospital's
       pages use for it (:mod:`zolsearch.search.glossary`). ``medical_translation_enabled``:
@@ -103,7 +104,8 @@ class PipelineConfig(BaseModel):
       dev questions, whose lowest share is 0.31, and 75 % of the Dutch MedQuAD dev paraphrases): its
       medical words are also searched in English, the language of the general medical pages
       ("galwegkanker" → "bile duct cancer"), and the English links the MedQuAD focus when it
-      names a longer term than the Dutch (:func:`zolsearch.search.glossary.medical_english`).
+      names a longer term than the Dutch, from dictionary words only, never from a guessed
+      cognate spelling (:func:`zolsearch.search.glossary.medical_english`).
     - ``followup_enabled`` / ``followup_max_age_s``: a short message of a conversation
       ("en in Maaseik?") is resolved against the latest API turn of the same ``conversation_id``
       asked at most ``followup_max_age_s`` seconds before (1,800 s: half an hour, provisional);

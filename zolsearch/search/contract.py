@@ -140,7 +140,9 @@ class UnderstandingTrace(_Trace):
     ``focus_source`` taxonomy/snomed/medquad, ``focus_id`` entity slug, SNOMED CT concept id or
     UMLS CUI; all "" when none was found); ``expanded``: what was added to the searched text,
     "; "-separated: the focus name when the question spells it differently, SNOMED CT synonyms,
-    the glossary's Dutch words for an English or French practical question ("" none)."""
+    the glossary's Dutch words for an English or French practical question, the English of a
+    Dutch question's medical words ("" none); ``focus_translated``: the focus was linked from
+    that English (``stages/understand._medical_english``)."""
 
     intent: str = ""
     intent_confidence: float | None = None
@@ -152,6 +154,7 @@ class UnderstandingTrace(_Trace):
     focus_source: str = ""
     focus_id: str = ""
     expanded: str = ""
+    focus_translated: bool = False
 
 
 class RetrievalTrace(_Trace):

@@ -9,8 +9,8 @@ term features are not: an English question shares no word with a Dutch page abou
 with the Dutch words its pages use and the English and French words a patient would type. A
 question in one of the glossary's languages other than Dutch that names a topic is also
 searched with the topic's Dutch words (:class:`zolsearch.search.stages.understand.QueryUnderstandingStage`,
-flag ``glossary_enabled``, only when the question wants the hospital's own pages: its source
-authority share ≥ ``glossary_min_authority``). Medical terms are not in it: MedQuAD is English,
+flag ``glossary_enabled``, only when the question wants the hospital's own pages: its routing
+share, :func:`zolsearch.search.understanding.routing_share`, ≥ ``glossary_min_authority``). Medical terms are not in it: MedQuAD is English,
 and Dutch names of conditions go through focus linking.
 """
 
@@ -40,35 +40,66 @@ class GlossaryTopic:
     phrases: dict[str, tuple[str, ...]]
 
 
-@lru_cache(maxsize=1)
-def glossary_topics() -> tuple[GlossaryTopic, ...]:
-    """The glossary (``data/understanding/glossary.jsonl``), in file order, read once per process.
-
-    Raises ``FileNotFoundError`` when it is missing and ``ValueError`` for a row without Dutch
-    words or without any phrase."""
-    path = Path(settings.BASE_DIR) / "data" / GLOSSARY_FILE
-    topics = []
+def _rows(path: Path) -> list[tuple[int, dict[str, object]]]:
+    """``(line number, object)`` of each non-empty line of the JSONL file ``path``. Raises
+    ``FileNotFoundError`` when it is missing and ``ValueError`` naming the file and line for a
+    line that is not a JSON object."""
+    rows = []
     for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
         if not line.strip():
             continue
-        row = json.loads(line)
-        dutch = tuple(row.get(TARGET_LANGUAGE) or ())
-        phrases = {
-            language: tuple(p for p in (text_normalise(t) for t in terms) if p)
-            for language, terms in row.items()
-            if language not in {"topic", TARGET_LANGUAGE}
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"{path}:{number}: not JSON: {exc}") from exc
+        if not isinstance(row, dict):
+            raise ValueError(f"{path}:{number}: not a JSON object")
+        rows.append((number, row))
+    return rows
+
+
+def _strings(value: object) -> list[str] | None:
+    """``value`` when it is a list of strings (blank ones dropped), else None."""
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        return None
+    return [v.strip() for v in value if v.strip()]
+
+
+@lru_cache(maxsize=1)
+def glossary_topics() -> tuple[GlossaryTopic, ...]:
+    """The glossary (``data/understanding/glossary.jsonl``), in file order, read once per process
+    (tests that change ``settings.BASE_DIR`` call ``glossary_topics.cache_clear()``).
+
+    Raises ``FileNotFoundError`` when it is missing and ``ValueError`` (file and line) for a row
+    that is not an object with a ``topic``, a list of Dutch words and at least one list of
+    phrases."""
+    path = Path(settings.BASE_DIR) / "data" / GLOSSARY_FILE
+    topics = []
+    for number, row in _rows(path):
+        dutch = _strings(row.get(TARGET_LANGUAGE))
+        lists = {
+            language: _strings(terms) for language, terms in row.items() if language not in {"topic", TARGET_LANGUAGE}
         }
-        if not dutch or not any(phrases.values()):
-            raise ValueError(f"{path}:{number}: a topic needs Dutch words and at least one phrase")
-        topics.append(GlossaryTopic(topic=row.get("topic", ""), dutch=dutch, phrases=phrases))
+        if (
+            not isinstance(row.get("topic"), str)
+            or not dutch
+            or any(v is None for v in lists.values())
+            or not any(lists.values())
+        ):
+            raise ValueError(f"{path}:{number}: a topic needs a 'topic', a list of Dutch words and lists of phrases")
+        phrases = {
+            language: tuple(p for p in map(text_normalise, terms or []) if p) for language, terms in lists.items()
+        }
+        topics.append(GlossaryTopic(topic=str(row["topic"]), dutch=tuple(dutch), phrases=phrases))
     return tuple(topics)
 
 
 def glossary_translate(question: str, *, language: str, limit: int = 12) -> list[str]:
     """The Dutch words of every glossary topic ``question`` names in ``language`` (whole words
     after :func:`core.text.text_normalise`: "visit" is not in "visitation"), topics in file
-    order, each word once, at most ``limit``, without words the question already has. ``[]``
-    for Dutch or a language the glossary does not list."""
+    order, each word once, at most ``limit`` (12: about three topics' words; provisional, set by
+    hand), without words the question already has. ``[]`` for Dutch or a language the glossary
+    does not list. Raises what :func:`glossary_topics` raises."""
     if language == TARGET_LANGUAGE:
         return []
     said = f" {text_normalise(question)} "
@@ -88,7 +119,9 @@ def glossary_translate(question: str, *, language: str, limit: int = 12) -> list
 # --- Dutch medical words in English -------------------------------------------------------------
 
 MEDICAL_FILE = Path("understanding") / "medical-nl-en.jsonl"
-COGNATE_MIN_CHARS = 7  # shorter Dutch words are too often ordinary words that merely end alike
+# Provisional, set by hand like focus.FUZZY_MIN_CHARS: shorter Dutch words are too often ordinary
+# words that merely end alike ("familie", "partie").
+COGNATE_MIN_CHARS = 7
 # Dutch → English spelling of medical (Greek/Latin) words, ordered: the first suffix that fits
 # is rewritten ("kardiomyopathie" → "cardiomyopathy", "rabdomyosarcoom" → "rabdomyosarcoma",
 # "fibrose" → "fibrosis"). Standard correspondences of the two languages' medical vocabularies.
@@ -107,6 +140,8 @@ _COGNATE_SUFFIXES = (
     ("emie", "emia"),
     ("urie", "uria"),
     ("tie", "tion"),
+    ("pie", "py"),
+    ("gie", "gy"),
     ("ie", "ia"),
     ("ose", "osis"),
     ("isch", "ic"),
@@ -116,7 +151,8 @@ _COGNATE_SUFFIXES = (
     ("iteit", "ity"),
 )
 _K_BEFORE = re.compile(r"k(?=[aoulr])")
-_VAN = re.compile(r"\b(ziekte|syndroom) van (\w+)")
+_EPONYM_HEADS = {"ziekte": "disease", "syndroom": "syndrome"}
+_ARTICLES = frozenset({"de", "het", "een"})
 
 
 @lru_cache(maxsize=1)
@@ -124,19 +160,17 @@ def medical_dictionary() -> tuple[dict[str, tuple[str, ...]], int]:
     """``(normalised Dutch word or phrase → its English renderings, most usual first; longest
     Dutch phrase in words)`` from ``data/understanding/medical-nl-en.jsonl`` (rows
     ``{"nl": "erfelijk", "en": ["inherited", "hereditary", "genetic"]}``), read once per process.
-    Raises ``FileNotFoundError`` when it is missing and ``ValueError`` for a row without both
-    sides."""
+    Raises ``FileNotFoundError`` when it is missing and ``ValueError`` (file and line) for a row
+    without a Dutch string ``nl`` and a non-empty list of strings ``en``."""
     path = Path(settings.BASE_DIR) / "data" / MEDICAL_FILE
     entries: dict[str, tuple[str, ...]] = {}
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-        if not line.strip():
-            continue
-        row = json.loads(line)
-        dutch = text_normalise(row.get("nl", ""))
-        english = tuple(str(e).strip() for e in row.get("en") or () if str(e).strip())
+    for number, row in _rows(path):
+        nl = row.get("nl")
+        dutch = text_normalise(nl) if isinstance(nl, str) else ""
+        english = _strings(row.get("en"))
         if not dutch or not english:
-            raise ValueError(f"{path}:{number}: a row needs 'nl' and a list 'en'")
-        entries[dutch] = english
+            raise ValueError(f"{path}:{number}: a row needs a string 'nl' and a list 'en'")
+        entries[dutch] = tuple(english)
     return entries, max((len(k.split()) for k in entries), default=1)
 
 
@@ -171,40 +205,68 @@ def _cognate(word: str) -> str | None:
     return None
 
 
-def medical_english(question: str) -> list[str]:
+def _eponym(words: list[str], n: int, entries: dict[str, tuple[str, ...]]) -> tuple[tuple[str, ...], int] | None:
+    """The eponym "ziekte/syndroom van [de|het|een] X [Y]" at ``words[n]`` →
+    ``(("X Y disease|syndrome",), words used)``: X in English when the dictionary has it
+    ("ziekte van de schildklier" → "thyroid disease"), else as written; Y only when it is a
+    second name word (not a stop word, not in the dictionary: "ziekte van von Willebrand" →
+    "von willebrand disease", but "ziekte van Parkinson erfelijk" → "parkinson disease"); None
+    when the words are not that."""
+    if words[n] not in _EPONYM_HEADS or n + 2 >= len(words) or words[n + 1] != "van":
+        return None
+    end = n + 2
+    while end < len(words) and words[end] in _ARTICLES:
+        end += 1
+    name: list[str] = []
+    while end < len(words) and len(name) < 2 and words[end] not in STOPWORDS["nl"]:
+        if name and words[end] in entries:
+            break  # "ziekte van Parkinson erfelijk": the second word is not part of the name
+        name.append(entries[words[end]][0] if words[end] in entries else words[end])
+        end += 1
+    if not name:
+        return None
+    return (f"{' '.join(name)} {_EPONYM_HEADS[words[n]]}",), end - n
+
+
+def medical_english(question: str, *, cognates: bool = True) -> list[tuple[str, ...]]:
     """The English of the Dutch medical words of ``question``, in order, each once: dictionary
     phrases (longest first, up to its longest phrase), "ziekte/syndroom van X" → "X disease/
-    syndrome", compounds of dictionary words, and long words by their cognate spelling (see
-    :func:`_cognate`). Words it cannot translate are left out (a word the dictionary has in both
-    languages, "diabetes", is kept). ``[]`` when nothing translates.
+    syndrome" (:func:`_eponym`), compounds of two or three dictionary words, and, with
+    ``cognates``, long words by their English spelling (:func:`_cognate`). Words it cannot
+    translate are left out (a word the dictionary has in both languages, "diabetes", is kept;
+    so are digits and single letters: "type 2", "fragiel x"). ``[]`` when nothing translates.
 
-    A word's renderings come as one string ("inherited hereditary genetic"), a compound's as the
-    first rendering of each part ("galwegkanker" → "bile duct cancer").
-    ``"harige cel leukemie, is dat erfelijk?"`` → ``["hairy", "cell", "leukemia", "inherited
-    hereditary genetic"]``."""
+    One tuple per Dutch word or phrase: its renderings, the usual first ("erfelijk" →
+    ``("inherited", "hereditary", "genetic")``); a compound gives the first rendering of each
+    part ("galwegkanker" → ``("bile duct cancer",)``).
+    ``"harige cel leukemie, is dat erfelijk?"`` → ``[("hairy",), ("cell",), ("leukemia",),
+    ("inherited", "hereditary", "genetic")]``. Raises what :func:`medical_dictionary` raises."""
     entries, longest = medical_dictionary()
-    text = text_normalise(question)
-    names = {m.group(2) for m in _VAN.finditer(text)}
-    text = _VAN.sub(lambda m: f"{m.group(2)} {'disease' if m.group(1) == 'ziekte' else 'syndrome'}", text)
-    words = text.split()
-    out: list[str] = []
+    words = text_normalise(question).split()
+    out: list[tuple[str, ...]] = []
     n = 0
     while n < len(words):
-        for size in range(min(longest, len(words) - n), 0, -1):
+        english: tuple[str, ...] | None = None
+        for size in range(min(longest, len(words) - n), 1, -1):
             phrase = " ".join(words[n : n + size])
-            if size > 1 and phrase in entries:
-                english = " ".join(entries[phrase])
+            if phrase in entries:
+                english = entries[phrase]
                 break
         else:
-            size, word = 1, words[n]
-            if word in names or word in {"disease", "syndrome"} or (len(word) <= 2 and word not in STOPWORDS["nl"]):
-                english = word  # a name, "x" of "fragiel x", "2" of "type 2"
-            elif word in STOPWORDS["nl"]:
-                english = None
-            elif word in entries:
-                english = " ".join(entries[word])
+            eponym = _eponym(words, n, entries)
+            if eponym is not None:
+                english, size = eponym
             else:
-                english = _compound(word, entries) or _cognate(word)
+                size, word = 1, words[n]
+                if word in STOPWORDS["nl"]:
+                    english = None
+                elif word.isdigit() or len(word) == 1:
+                    english = (word,)
+                elif word in entries:
+                    english = entries[word]
+                else:
+                    found = _compound(word, entries) or (_cognate(word) if cognates else None)
+                    english = (found,) if found else None
         n += size
         if english and english not in out:
             out.append(english)

@@ -135,6 +135,17 @@ def query_reduce(question: str, *, language: str) -> str:
     return reduced if reduced and len(kept) < len(words) else ""
 
 
+def routing_share(intent: str, probabilities: dict[str, float] | None, routing_intents: tuple[str, ...]) -> float:
+    """How much a question wants the hospital's own pages rather than general medical text, in
+    [0, 1]: the classifier's probability mass on ``routing_intents`` (the config's
+    ``source_authority_intents``: practical information, complaints, departments, doctors,
+    the hospital in general) when ``probabilities`` (intent → probability) are given, else 1.0
+    or 0.0 by whether ``intent`` (the graph's, or the classifier's argmax) is one of them."""
+    if probabilities:
+        return float(min(max(sum(p for i, p in probabilities.items() if i in routing_intents), 0.0), 1.0))
+    return 1.0 if intent in routing_intents else 0.0
+
+
 @dataclass(frozen=True)
 class LabelledQuery:
     """One labelled message: its intent, MedQuAD question type, hand-written reduction, and focus

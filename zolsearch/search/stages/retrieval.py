@@ -9,6 +9,7 @@ from zolsearch.search.contract import Outcome
 from zolsearch.search.fusion import fused_boost, rrf_fuse
 from zolsearch.search.stages.base import SearchState, Stage, StopPipeline
 from zolsearch.search.stages.cache import cache_key_text
+from zolsearch.search.understanding import routing_share
 
 
 class EmbedQueryStage(Stage):
@@ -106,10 +107,8 @@ def authority_share(state: SearchState, *, soft: bool = True) -> float:
     config = state.config
     if not (config.source_authority_enabled and config.source_priorities):
         return 0.0
-    if soft and state.intent_probabilities:
-        share = sum(p for intent, p in state.intent_probabilities.items() if intent in config.source_authority_intents)
-        return float(min(max(share, 0.0), 1.0))
-    return 1.0 if state.intent.value in config.source_authority_intents else 0.0
+    probabilities = state.intent_probabilities if soft else None
+    return routing_share(state.intent.value, probabilities, config.source_authority_intents)
 
 
 def _multiplier(state: SearchState, chunk: Chunk, *, authority: float) -> float:

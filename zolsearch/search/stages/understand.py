@@ -16,8 +16,7 @@ from zolsearch.search.contract import Intent, UnderstandingTrace
 from zolsearch.search.focus import Focus, focus_link, medquad_focus
 from zolsearch.search.glossary import TARGET_LANGUAGE, glossary_translate, medical_english
 from zolsearch.search.stages.base import SearchState, Stage
-from zolsearch.search.stages.retrieval import authority_share
-from zolsearch.search.understanding import understanding_model_get
+from zolsearch.search.understanding import routing_share, understanding_model_get
 
 logger = logging.getLogger(__name__)
 
@@ -70,15 +69,18 @@ def _search_also(state: SearchState, names: list[str]) -> None:
 def _medical_english(state: SearchState) -> None:
     """A Dutch question about a condition, in English too (:func:`medical_english`): the
     MedQuAD focus of the English when it is a longer match than the Dutch gave (no focus, or a
-    MedQuAD focus of fewer words; the taxonomy's and SNOMED CT's are kept), and the English words
-    the query lacks searched as well ("galwegkanker" → "bile duct cancer")."""
+    MedQuAD focus of fewer words; the taxonomy's and SNOMED CT's are kept), and every English
+    rendering the query lacks searched as well ("galwegkanker" → "bile duct cancer"). The focus
+    is linked from the usual rendering of each dictionary word, compound and eponym, never from
+    a cognate spelling: "operatie" spelled "operation" linked MedQuAD's Surgery to a question
+    about nail polish before an operation. ``trace.understanding.focus_translated`` says so."""
     query = state.search_query or state.question
     english = medical_english(query)
     if not english:
         return
     current = state.focus
     if current is None or (current.source == "medquad" and len(current.matched.split()) < 2):
-        found = medquad_focus(" ".join(english), "en")
+        found = medquad_focus(" ".join(r[0] for r in medical_english(query, cognates=False)), "en")
         if found is not None and (current is None or len(found.matched.split()) > len(current.matched.split())):
             state.focus = found
             trace = state.trace.understanding
@@ -88,8 +90,9 @@ def _medical_english(state: SearchState) -> None:
                 found.source,
                 found.identifier,
             )
+            trace.focus_translated = True
     said = f" {text_normalise(query)} "
-    new = [e for e in english if f" {text_normalise(e)} " not in said]
+    new = [e for renderings in english for e in renderings if f" {text_normalise(e)} " not in said]
     if new:
         _search_also(state, new)
 
@@ -147,10 +150,13 @@ class QueryUnderstandingStage(Stage):
             state.search_query = understood.reduced
             if state.config.dense_enabled:
                 state.search_vector = state.provider.embed_query(understood.reduced)
+        # How much the question wants the hospital's own (Dutch) pages: whichever language the
+        # pages it wants are in is the language its words are also searched in.
+        share = routing_share(state.intent.value, state.intent_probabilities, state.config.source_authority_intents)
         if (
             state.config.medical_translation_enabled
             and state.language == TARGET_LANGUAGE
-            and authority_share(state) < state.config.medical_translation_max_authority
+            and share < state.config.medical_translation_max_authority
         ):
             _medical_english(state)
         if state.config.focus_expansion_enabled and state.focus is not None and state.focus.source == "medquad":
@@ -173,7 +179,7 @@ class QueryUnderstandingStage(Stage):
             )
             if names:
                 _search_also(state, names)
-        if state.config.glossary_enabled and authority_share(state) >= state.config.glossary_min_authority:
+        if state.config.glossary_enabled and share >= state.config.glossary_min_authority:
             dutch = glossary_translate(state.search_query or state.question, language=state.language)
             if dutch:
                 # An English or French question about a practical topic: BM25 and the reranker's
