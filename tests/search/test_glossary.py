@@ -131,6 +131,13 @@ def test_dutch_medical_words_in_english() -> None:
     assert medical_english("kardiomyopathie na een operatie", cognates=False) == []
     assert medical_english("fragiel x syndroom type 2") == [("fragile",), ("x",), ("syndrome",), ("2",)]
     assert medical_english("tot hoe laat mag ik op bezoek") == []
+    # Generic words alone name no condition: nothing is added.
+    assert medical_english("Mijn zoon heeft de vallende ziekte. Welke dienst behandelt dat?") == []
+    assert medical_english("is die ziekte erfelijk bij kinderen") == []
+    assert medical_english("is die ziekte erfelijk", specific=False) == [
+        ("disease",),
+        ("inherited", "hereditary", "genetic"),
+    ]
 
 
 def test_a_medical_dictionary_row_without_a_list_of_english_is_refused(settings, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]

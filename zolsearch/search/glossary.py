@@ -156,14 +156,17 @@ _ARTICLES = frozenset({"de", "het", "een"})
 
 
 @lru_cache(maxsize=1)
-def medical_dictionary() -> tuple[dict[str, tuple[str, ...]], int]:
+def medical_dictionary() -> tuple[dict[str, tuple[str, ...]], int, frozenset[str]]:
     """``(normalised Dutch word or phrase → its English renderings, most usual first; longest
-    Dutch phrase in words)`` from ``data/understanding/medical-nl-en.jsonl`` (rows
-    ``{"nl": "erfelijk", "en": ["inherited", "hereditary", "genetic"]}``), read once per process.
+    Dutch phrase in words; the generic ones)`` from ``data/understanding/medical-nl-en.jsonl``
+    (rows ``{"nl": "erfelijk", "en": ["inherited", "hereditary", "genetic"], "generic": true}``;
+    generic: a question-type word or a general noun or qualifier, "ziekte", "chronisch",
+    "kinderen", that names no condition on its own), read once per process.
     Raises ``FileNotFoundError`` when it is missing and ``ValueError`` (file and line) for a row
     without a Dutch string ``nl`` and a non-empty list of strings ``en``."""
     path = Path(settings.BASE_DIR) / "data" / MEDICAL_FILE
     entries: dict[str, tuple[str, ...]] = {}
+    generic: set[str] = set()
     for number, row in _rows(path):
         nl = row.get("nl")
         dutch = text_normalise(nl) if isinstance(nl, str) else ""
@@ -171,7 +174,9 @@ def medical_dictionary() -> tuple[dict[str, tuple[str, ...]], int]:
         if not dutch or not english:
             raise ValueError(f"{path}:{number}: a row needs a string 'nl' and a list 'en'")
         entries[dutch] = tuple(english)
-    return entries, max((len(k.split()) for k in entries), default=1)
+        if row.get("generic") is True:
+            generic.add(dutch)
+    return entries, max((len(k.split()) for k in entries), default=1), frozenset(generic)
 
 
 def _compound(word: str, entries: dict[str, tuple[str, ...]], depth: int = 0) -> str | None:
@@ -228,22 +233,28 @@ def _eponym(words: list[str], n: int, entries: dict[str, tuple[str, ...]]) -> tu
     return (f"{' '.join(name)} {_EPONYM_HEADS[words[n]]}",), end - n
 
 
-def medical_english(question: str, *, cognates: bool = True) -> list[tuple[str, ...]]:
+def medical_english(question: str, *, cognates: bool = True, specific: bool = True) -> list[tuple[str, ...]]:
     """The English of the Dutch medical words of ``question``, in order, each once: dictionary
     phrases (longest first, up to its longest phrase), "ziekte/syndroom van X" → "X disease/
     syndrome" (:func:`_eponym`), compounds of two or three dictionary words, and, with
     ``cognates``, long words by their English spelling (:func:`_cognate`). Words it cannot
     translate are left out (a word the dictionary has in both languages, "diabetes", is kept;
-    so are digits and single letters: "type 2", "fragiel x"). ``[]`` when nothing translates.
+    so are digits and single letters: "type 2", "fragiel x"). ``[]`` when nothing translates,
+    or, with ``specific``, when only generic words do: "Mijn zoon heeft de vallende ziekte.
+    Welke dienst behandelt dat?" gave "disease treated treatment", which matched any MedQuAD
+    page and added a sentence about Still's disease to the answer. Without ``specific`` (the
+    caller knows the condition: "Wat is de prognose bij Childhood Rhabdomyosarcoma?") the
+    question-type words alone are worth searching ("prognosis outlook").
 
     One tuple per Dutch word or phrase: its renderings, the usual first ("erfelijk" →
     ``("inherited", "hereditary", "genetic")``); a compound gives the first rendering of each
     part ("galwegkanker" → ``("bile duct cancer",)``).
     ``"harige cel leukemie, is dat erfelijk?"`` → ``[("hairy",), ("cell",), ("leukemia",),
     ("inherited", "hereditary", "genetic")]``. Raises what :func:`medical_dictionary` raises."""
-    entries, longest = medical_dictionary()
+    entries, longest, generic = medical_dictionary()
     words = text_normalise(question).split()
     out: list[tuple[str, ...]] = []
+    named = False  # a word that names a condition, organ or symptom on its own
     n = 0
     while n < len(words):
         english: tuple[str, ...] | None = None
@@ -251,11 +262,13 @@ def medical_english(question: str, *, cognates: bool = True) -> list[tuple[str, 
             phrase = " ".join(words[n : n + size])
             if phrase in entries:
                 english = entries[phrase]
+                named = named or phrase not in generic
                 break
         else:
             eponym = _eponym(words, n, entries)
             if eponym is not None:
                 english, size = eponym
+                named = True
             else:
                 size, word = 1, words[n]
                 if word in STOPWORDS["nl"]:
@@ -264,10 +277,12 @@ def medical_english(question: str, *, cognates: bool = True) -> list[tuple[str, 
                     english = (word,)
                 elif word in entries:
                     english = entries[word]
+                    named = named or word not in generic
                 else:
                     found = _compound(word, entries) or (_cognate(word) if cognates else None)
                     english = (found,) if found else None
+                    named = named or english is not None
         n += size
         if english and english not in out:
             out.append(english)
-    return out
+    return out if named or not specific else []

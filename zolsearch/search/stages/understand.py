@@ -75,7 +75,11 @@ def _medical_english(state: SearchState) -> None:
     a cognate spelling: "operatie" spelled "operation" linked MedQuAD's Surgery to a question
     about nail polish before an operation. ``trace.understanding.focus_translated`` says so."""
     query = state.search_query or state.question
-    english = medical_english(query)
+    # A question whose MedQuAD focus is linked already (its English name is in it) gains from
+    # the question-type words alone ("prognose" → "prognosis outlook"); otherwise a word that
+    # names a condition must be among those translated.
+    known = state.focus is not None and state.focus.source == "medquad"
+    english = medical_english(query, specific=not known)
     if not english:
         return
     current = state.focus
