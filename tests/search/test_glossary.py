@@ -4,12 +4,13 @@ and the understanding stage that applies it, on the real glossary and the real c
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from zolsearch.search.config import pipeline_config_default
-from zolsearch.search.glossary import glossary_topics, glossary_translate
+from zolsearch.search.glossary import glossary_topics, glossary_translate, medical_dictionary, medical_english
 from zolsearch.search.pipeline import SearchRequest, pipeline_run
 
 
@@ -41,24 +42,32 @@ def test_english_and_french_practical_words_give_the_dutch_words_of_the_pages() 
     assert glossary_translate("can I get an interpreter", language="de") == []
 
 
-def test_a_glossary_row_without_dutch_words_is_refused(settings, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+@pytest.fixture
+def understanding_dir(settings, tmp_path: Path) -> Iterator[Path]:  # type: ignore[no-untyped-def]
+    """An empty ``data/understanding`` folder as ``settings.BASE_DIR``'s; the dictionaries'
+    process caches are cleared before and after."""
+    folder = tmp_path / "data" / "understanding"
+    folder.mkdir(parents=True)
+    settings.BASE_DIR = tmp_path
+    glossary_topics.cache_clear()
+    medical_dictionary.cache_clear()
+    yield folder
+    glossary_topics.cache_clear()
+    medical_dictionary.cache_clear()
+
+
+def test_a_glossary_row_without_dutch_words_is_refused(understanding_dir: Path) -> None:
     """GIVEN a glossary file with a row that has phrases but no Dutch words WHEN it is read THEN
     ``ValueError`` names the file and line."""
-    (tmp_path / "data" / "understanding").mkdir(parents=True)
-    (tmp_path / "data" / "understanding" / "glossary.jsonl").write_text(
+    (understanding_dir / "glossary.jsonl").write_text(
         json.dumps({"topic": "parking", "nl": ["parkeren"], "en": ["parking"]})
         + "\n"
         + json.dumps({"topic": "broken", "en": ["visit"]})
         + "\n",
         encoding="utf-8",
     )
-    settings.BASE_DIR = tmp_path
-    glossary_topics.cache_clear()
-    try:
-        with pytest.raises(ValueError, match=r"glossary\.jsonl:2"):
-            glossary_topics()
-    finally:
-        glossary_topics.cache_clear()
+    with pytest.raises(ValueError, match=r"glossary\.jsonl:2"):
+        glossary_topics()
 
 
 @pytest.mark.django_db
@@ -100,8 +109,6 @@ def test_dutch_medical_words_in_english() -> None:
     dictionary words, a compound, "ziekte van X" or a Greek/Latin word THEN their renderings
     come back in order, the usual first; stop words, articles and unknown ordinary words are
     left out, and without ``cognates`` no spelling is guessed."""
-    from zolsearch.search.glossary import medical_english
-
     assert medical_english("harige cel leukemie, is dat erfelijk?") == [
         ("hairy",),
         ("cell",),
@@ -140,24 +147,16 @@ def test_dutch_medical_words_in_english() -> None:
     ]
 
 
-def test_a_medical_dictionary_row_without_a_list_of_english_is_refused(settings, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_a_medical_dictionary_row_without_a_list_of_english_is_refused(understanding_dir: Path) -> None:
     """GIVEN a dictionary whose second row gives ``en`` as a string, or a line that is not JSON
     WHEN it is read THEN ``ValueError`` names the file and line."""
-    from zolsearch.search.glossary import medical_dictionary
-
-    folder = tmp_path / "data" / "understanding"
-    folder.mkdir(parents=True)
-    settings.BASE_DIR = tmp_path
     for second in (json.dumps({"nl": "kanker", "en": "cancer"}), "{not json"):
-        (folder / "medical-nl-en.jsonl").write_text(
+        (understanding_dir / "medical-nl-en.jsonl").write_text(
             json.dumps({"nl": "hart", "en": ["heart"]}) + "\n" + second + "\n", encoding="utf-8"
         )
         medical_dictionary.cache_clear()
-        try:
-            with pytest.raises(ValueError, match=r"medical-nl-en\.jsonl:2"):
-                medical_dictionary()
-        finally:
-            medical_dictionary.cache_clear()
+        with pytest.raises(ValueError, match=r"medical-nl-en\.jsonl:2"):
+            medical_dictionary()
 
 
 @pytest.mark.django_db

@@ -240,7 +240,7 @@ def focus_link(*, question: str, resolution: Resolution | None, language: str = 
                 identifier=resolved.entity.slug,
                 matched=text_normalise(said),
             )
-    medquad = _medquad_focus(question, language)
+    medquad = medquad_focus(question, language)
     # SNOMED CT and MedQuAD: the longer match wins ("wilson disease" over SNOMED CT's "disease"),
     # SNOMED CT on a tie; a concept whose tag names no focus kind (a body structure) is passed.
     words = len(medquad.matched.split()) if medquad else 0
@@ -283,10 +283,6 @@ def medquad_match_allowed(gram: str, question: str, language: str) -> bool:
 def medquad_focus(question: str, language: str = "") -> Focus | None:
     """The MedQuAD focus ``question`` names: the longest exact term (focus or UMLS synonym),
     else the fuzzy match of one of its long words (module docstring); None when neither."""
-    return _medquad_focus(question, language)
-
-
-def _medquad_focus(question: str, language: str = "") -> Focus | None:
     lexicon = _LEXICON.get()
     if not lexicon.terms:
         return None

@@ -16,7 +16,6 @@ and Dutch names of conditions go through focus linking.
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 from functools import lru_cache
@@ -24,6 +23,7 @@ from pathlib import Path
 
 from django.conf import settings
 
+from core.jsonl import jsonl_objects
 from core.text import STOPWORDS, text_normalise
 
 GLOSSARY_FILE = Path("understanding") / "glossary.jsonl"
@@ -38,24 +38,6 @@ class GlossaryTopic:
     topic: str
     dutch: tuple[str, ...]
     phrases: dict[str, tuple[str, ...]]
-
-
-def _rows(path: Path) -> list[tuple[int, dict[str, object]]]:
-    """``(line number, object)`` of each non-empty line of the JSONL file ``path``. Raises
-    ``FileNotFoundError`` when it is missing and ``ValueError`` naming the file and line for a
-    line that is not a JSON object."""
-    rows = []
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise ValueError(f"{path}:{number}: not JSON: {exc}") from exc
-        if not isinstance(row, dict):
-            raise ValueError(f"{path}:{number}: not a JSON object")
-        rows.append((number, row))
-    return rows
 
 
 def _strings(value: object) -> list[str] | None:
@@ -75,7 +57,7 @@ def glossary_topics() -> tuple[GlossaryTopic, ...]:
     phrases."""
     path = Path(settings.BASE_DIR) / "data" / GLOSSARY_FILE
     topics = []
-    for number, row in _rows(path):
+    for number, row in jsonl_objects(path):
         dutch = _strings(row.get(TARGET_LANGUAGE))
         lists = {
             language: _strings(terms) for language, terms in row.items() if language not in {"topic", TARGET_LANGUAGE}
@@ -167,7 +149,7 @@ def medical_dictionary() -> tuple[dict[str, tuple[str, ...]], int, frozenset[str
     path = Path(settings.BASE_DIR) / "data" / MEDICAL_FILE
     entries: dict[str, tuple[str, ...]] = {}
     generic: set[str] = set()
-    for number, row in _rows(path):
+    for number, row in jsonl_objects(path):
         nl = row.get("nl")
         dutch = text_normalise(nl) if isinstance(nl, str) else ""
         english = _strings(row.get("en"))
@@ -233,56 +215,84 @@ def _eponym(words: list[str], n: int, entries: dict[str, tuple[str, ...]]) -> tu
     return (f"{' '.join(name)} {_EPONYM_HEADS[words[n]]}",), end - n
 
 
-def medical_english(question: str, *, cognates: bool = True, specific: bool = True) -> list[tuple[str, ...]]:
-    """The English of the Dutch medical words of ``question``, in order, each once: dictionary
-    phrases (longest first, up to its longest phrase), "ziekte/syndroom van X" → "X disease/
-    syndrome" (:func:`_eponym`), compounds of two or three dictionary words, and, with
-    ``cognates``, long words by their English spelling (:func:`_cognate`). Words it cannot
-    translate are left out (a word the dictionary has in both languages, "diabetes", is kept;
-    so are digits and single letters: "type 2", "fragiel x"). ``[]`` when nothing translates,
-    or, with ``specific``, when only generic words do: "Mijn zoon heeft de vallende ziekte.
-    Welke dienst behandelt dat?" gave "disease treated treatment", which matched any MedQuAD
-    page and added a sentence about Still's disease to the answer. Without ``specific`` (the
-    caller knows the condition: "Wat is de prognose bij Childhood Rhabdomyosarcoma?") the
-    question-type words alone are worth searching ("prognosis outlook").
+@dataclass(frozen=True)
+class Rendering:
+    """The English of one Dutch word or phrase: ``words``, its renderings, the usual first
+    ("erfelijk" → ``("inherited", "hereditary", "genetic")``; a compound's is one string of the
+    first rendering of each part: ``("bile duct cancer",)``); ``generic``: it names no condition,
+    organ or symptom on its own (a dictionary row marked generic, a digit or a single letter);
+    ``guessed``: a cognate spelling (:func:`_cognate`), not a dictionary word."""
 
-    One tuple per Dutch word or phrase: its renderings, the usual first ("erfelijk" →
-    ``("inherited", "hereditary", "genetic")``); a compound gives the first rendering of each
-    part ("galwegkanker" → ``("bile duct cancer",)``).
-    ``"harige cel leukemie, is dat erfelijk?"`` → ``[("hairy",), ("cell",), ("leukemia",),
-    ("inherited", "hereditary", "genetic")]``. Raises what :func:`medical_dictionary` raises."""
+    words: tuple[str, ...]
+    generic: bool = False
+    guessed: bool = False
+
+
+def medical_renderings(question: str) -> list[Rendering]:
+    """The English of the Dutch medical words of ``question``, in order, every one (not
+    de-duplicated, nothing filtered; :func:`renderings_kept` chooses): dictionary phrases
+    (longest first, up to its longest phrase), "ziekte/syndroom van X" → "X disease/syndrome"
+    (:func:`_eponym`), compounds of two or three dictionary words, and long words by their
+    English spelling (:func:`_cognate`). Words it cannot translate are left out (a word the
+    dictionary has in both languages, "diabetes", is kept; so are digits and single letters:
+    "type 2", "fragiel x"). Raises what :func:`medical_dictionary` raises."""
     entries, longest, generic = medical_dictionary()
     words = text_normalise(question).split()
-    out: list[tuple[str, ...]] = []
-    named = False  # a word that names a condition, organ or symptom on its own
+    out: list[Rendering] = []
     n = 0
     while n < len(words):
-        english: tuple[str, ...] | None = None
+        rendering: Rendering | None = None
         for size in range(min(longest, len(words) - n), 1, -1):
             phrase = " ".join(words[n : n + size])
             if phrase in entries:
-                english = entries[phrase]
-                named = named or phrase not in generic
+                rendering = Rendering(entries[phrase], generic=phrase in generic)
                 break
         else:
             eponym = _eponym(words, n, entries)
             if eponym is not None:
                 english, size = eponym
-                named = True
+                rendering = Rendering(english)
             else:
                 size, word = 1, words[n]
                 if word in STOPWORDS["nl"]:
-                    english = None
+                    rendering = None
                 elif word.isdigit() or len(word) == 1:
-                    english = (word,)
+                    rendering = Rendering((word,), generic=True)
                 elif word in entries:
-                    english = entries[word]
-                    named = named or word not in generic
-                else:
-                    found = _compound(word, entries) or (_cognate(word) if cognates else None)
-                    english = (found,) if found else None
-                    named = named or english is not None
+                    rendering = Rendering(entries[word], generic=word in generic)
+                elif found := _compound(word, entries):
+                    rendering = Rendering((found,))
+                elif found := _cognate(word):
+                    rendering = Rendering((found,), guessed=True)
         n += size
-        if english and english not in out:
-            out.append(english)
-    return out if named or not specific else []
+        if rendering is not None:
+            out.append(rendering)
+    return out
+
+
+def renderings_kept(
+    renderings: list[Rendering], *, cognates: bool = True, specific: bool = True
+) -> list[tuple[str, ...]]:
+    """The ``words`` of ``renderings`` (:func:`medical_renderings`) in order, each once; without
+    ``cognates`` the guessed spellings are left out first. ``[]`` when none is left, or, with
+    ``specific``, when all that is left is generic: "Mijn zoon heeft de vallende ziekte. Welke
+    dienst behandelt dat?" gave "disease treated treatment", which matched any MedQuAD page and
+    added a sentence about Still's disease to the answer. Without ``specific`` (the caller knows
+    the condition: "Wat is de prognose bij Childhood Rhabdomyosarcoma?") the question-type words
+    alone are worth searching ("prognosis outlook")."""
+    kept = [r for r in renderings if cognates or not r.guessed]
+    if specific and all(r.generic for r in kept):
+        return []
+    out: list[tuple[str, ...]] = []
+    for rendering in kept:
+        if rendering.words not in out:
+            out.append(rendering.words)
+    return out
+
+
+def medical_english(question: str, *, cognates: bool = True, specific: bool = True) -> list[tuple[str, ...]]:
+    """:func:`renderings_kept` of :func:`medical_renderings` of ``question``: one tuple of
+    renderings per Dutch word or phrase.
+    ``"harige cel leukemie, is dat erfelijk?"`` → ``[("hairy",), ("cell",), ("leukemia",),
+    ("inherited", "hereditary", "genetic")]``. Raises what :func:`medical_dictionary` raises."""
+    return renderings_kept(medical_renderings(question), cognates=cognates, specific=specific)

@@ -29,6 +29,7 @@ from pathlib import Path
 import numpy as np
 from django.conf import settings
 
+from core.jsonl import jsonl_objects
 from core.providers.embeddings import EmbeddingProvider
 from core.text import STOPWORDS, sentences_split, text_normalise
 from zolsearch.search.safety.guard import GuardClassifier
@@ -163,24 +164,22 @@ class LabelledQuery:
 
 def labelled_queries() -> list[LabelledQuery]:
     """The labelled understanding set (``data/understanding/labelled.jsonl``), in file order.
-    Raises ``FileNotFoundError`` when it is missing and ``ValueError`` for an unknown qtype."""
+    Raises ``FileNotFoundError`` when it is missing and ``ValueError`` for a line that is not a
+    JSON object or an unknown qtype."""
     path = Path(settings.BASE_DIR) / "data" / LABELLED_FILE
     rows = []
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-        if not line.strip():
-            continue
-        row = json.loads(line)
+    for number, row in jsonl_objects(path):
         if row["qtype"] not in QTYPES:
             raise ValueError(f"{path}:{number}: unknown qtype {row['qtype']!r}")
         rows.append(
             LabelledQuery(
-                text=row["text"],
-                language=row["language"],
-                intent=row["intent"],
-                qtype=row["qtype"],
-                reduced=row["reduced"],
-                focus=row.get("focus", ""),
-                focus_kind=row.get("focus_kind", ""),
+                text=str(row["text"]),
+                language=str(row["language"]),
+                intent=str(row["intent"]),
+                qtype=str(row["qtype"]),
+                reduced=str(row["reduced"]),
+                focus=str(row.get("focus", "")),
+                focus_kind=str(row.get("focus_kind", "")),
             )
         )
     return rows

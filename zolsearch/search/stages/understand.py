@@ -14,7 +14,7 @@ from taxonomy.models import Entity
 from taxonomy.selectors import concept_synonyms
 from zolsearch.search.contract import Intent, UnderstandingTrace
 from zolsearch.search.focus import Focus, focus_link, medquad_focus
-from zolsearch.search.glossary import TARGET_LANGUAGE, glossary_translate, medical_english
+from zolsearch.search.glossary import TARGET_LANGUAGE, glossary_translate, medical_renderings, renderings_kept
 from zolsearch.search.stages.base import SearchState, Stage
 from zolsearch.search.understanding import routing_share, understanding_model_get
 
@@ -66,8 +66,21 @@ def _search_also(state: SearchState, names: list[str]) -> None:
     state.trace.understanding.expanded = "; ".join([earlier, *names] if earlier else names)
 
 
+def _focus_set(state: SearchState, focus: Focus | None, *, translated: bool = False) -> None:
+    """``state.focus`` and the trace's focus fields (``focus_translated``: linked from the
+    English of a Dutch question)."""
+    state.focus = focus
+    trace = state.trace.understanding
+    trace.focus = focus.text if focus else ""
+    trace.focus_kind = focus.kind if focus else ""
+    trace.focus_source = focus.source if focus else ""
+    trace.focus_id = focus.identifier if focus else ""
+    trace.focus_translated = translated
+
+
 def _medical_english(state: SearchState) -> None:
-    """A Dutch question about a condition, in English too (:func:`medical_english`): the
+    """A Dutch question about a condition, in English too (:func:`medical_renderings`, read
+    once): the
     MedQuAD focus of the English when it is a longer match than the Dutch gave (no focus, or a
     MedQuAD focus of fewer words; the taxonomy's and SNOMED CT's are kept), and every English
     rendering the query lacks searched as well ("galwegkanker" → "bile duct cancer"). The focus
@@ -79,22 +92,15 @@ def _medical_english(state: SearchState) -> None:
     # the question-type words alone ("prognose" → "prognosis outlook"); otherwise a word that
     # names a condition must be among those translated.
     known = state.focus is not None and state.focus.source == "medquad"
-    english = medical_english(query, specific=not known)
+    renderings = medical_renderings(query)
+    english = renderings_kept(renderings, specific=not known)
     if not english:
         return
     current = state.focus
     if current is None or (current.source == "medquad" and len(current.matched.split()) < 2):
-        found = medquad_focus(" ".join(r[0] for r in medical_english(query, cognates=False)), "en")
+        found = medquad_focus(" ".join(r[0] for r in renderings_kept(renderings, cognates=False)), "en")
         if found is not None and (current is None or len(found.matched.split()) > len(current.matched.split())):
-            state.focus = found
-            trace = state.trace.understanding
-            trace.focus, trace.focus_kind, trace.focus_source, trace.focus_id = (
-                found.text,
-                found.kind,
-                found.source,
-                found.identifier,
-            )
-            trace.focus_translated = True
+            _focus_set(state, found, translated=True)
     said = f" {text_normalise(query)} "
     new = [e for renderings in english for e in renderings if f" {text_normalise(e)} " not in said]
     if new:
@@ -134,18 +140,14 @@ class QueryUnderstandingStage(Stage):
             # Understanding helps ranking; without it the question is still searched as typed.
             logger.warning("query understanding unavailable, searching the question as typed: %s", exc)
             return
-        state.focus = focus_link(question=state.question, resolution=state.resolution, language=state.language)
         state.trace.understanding = UnderstandingTrace(
             intent=understood.intent,
             intent_confidence=understood.intent_confidence,
             qtype=understood.qtype,
             qtype_confidence=understood.qtype_confidence,
             reduced=understood.reduced if state.config.reduced_query_enabled else "",
-            focus=state.focus.text if state.focus else "",
-            focus_kind=state.focus.kind if state.focus else "",
-            focus_source=state.focus.source if state.focus else "",
-            focus_id=state.focus.identifier if state.focus else "",
         )
+        _focus_set(state, focus_link(question=state.question, resolution=state.resolution, language=state.language))
         state.qtype = understood.qtype
         if state.intent == Intent.GENERAL and understood.intent_confidence >= state.config.understanding_intent_min:
             state.intent = Intent(understood.intent)
