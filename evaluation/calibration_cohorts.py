@@ -20,7 +20,9 @@ cosines, so calibration can rescore the cohorts with another context weight
 (:meth:`LanguageCohorts.reweighted`). Each related and unrelated draft also records whether the
 gate's focus agreement refuses it (:func:`zolsearch.search.gate.subject_disagrees`: the question's
 linked focus, question type and candidates from its answer's trace, the cited pages of the draft; for a rotated
-draft, question ``j``'s focus and candidates against draft ``i``'s cited pages).
+draft, question ``j``'s focus and candidates against draft ``i``'s cited pages), and whether its
+site agreement does (:func:`zolsearch.search.gate.site_disagrees`: the hospital the question
+names, the same way).
 """
 
 from __future__ import annotations
@@ -37,9 +39,10 @@ from core.text import text_normalise
 from evaluation.metrics.criteria import FAITHFULNESS_PASS, RELEVANCY_FLOOR, RELEVANCY_PASS
 from evaluation.models import EvaluationResult, EvaluationRun, Judgement
 from ingestion.models import Chunk
-from zolsearch.search.gate import CONTEXT_WEIGHT, Subject, subject_disagrees
+from zolsearch.search.gate import CONTEXT_WEIGHT, Subject, site_disagrees, subject_disagrees
 from zolsearch.search.models import Answer
 from zolsearch.search.selectors import answer_material
+from zolsearch.search.sites import SiteMatcher, index_site_labels
 
 COHORT_NAMES = ("related", "unrelated", "reviewed_good", "reviewed_bad", "judged_off_topic")
 
@@ -64,6 +67,8 @@ class LanguageCohorts:
     context_weight: float = CONTEXT_WEIGHT  # the w of the scores above
     # "related" / "unrelated" → whether the focus agreement refuses each draft, parallel to the list
     focus_mismatch: dict[str, list[bool]] = field(default_factory=dict)
+    # the same for the site agreement
+    site_mismatch: dict[str, list[bool]] = field(default_factory=dict)
 
     def _add(self, name: str, score: float, pair: tuple[float, float] | None) -> None:
         getattr(self, name).append(score)
@@ -91,6 +96,7 @@ class LanguageCohorts:
             components={k: list(v) for k, v in self.components.items()},
             context_weight=w,
             focus_mismatch={k: list(v) for k, v in self.focus_mismatch.items()},
+            site_mismatch={k: list(v) for k, v in self.site_mismatch.items()},
         )
 
     @property
@@ -119,17 +125,31 @@ class _Draft:
 
 
 class _FocusView:
-    """The focus-agreement inputs of stored answers: each answer's linked focus and question
-    type (its trace), the :class:`~zolsearch.search.gate.Subject` of its candidates
-    (``chunk_scores``) and of the chunks its draft cites (one query for all their documents)."""
+    """The focus- and site-agreement inputs of stored answers: each answer's linked focus and
+    question type (its trace), the :class:`~zolsearch.search.gate.Subject` of its candidates
+    (``chunk_scores``) and of the chunks its draft cites (one query for all their documents; a
+    page is a hospital's own when its source has a priority now), and the index's site labels."""
 
     def __init__(self, answers: Sequence[Answer]) -> None:
         ids = {int(row["chunk_id"]) for a in answers for row in (a.chunk_scores or []) if "chunk_id" in row}
         ids |= {int(i) for a in answers for i in ((a.trace or {}).get("cited_chunk_ids") or [])}
+        rows = Chunk.objects.filter(id__in=ids).values_list(
+            "id", "document__metadata", "document__url", "document__source__priority"
+        )
         self.subjects = {
-            chunk_id: Subject.of(metadata or {})
-            for chunk_id, metadata in Chunk.objects.filter(id__in=ids).values_list("id", "document__metadata")
+            chunk_id: Subject.of(metadata or {}, url=url, own=priority > 0)
+            for chunk_id, metadata, url, priority in rows
         }
+        self.sites = index_site_labels()
+
+    def site_mismatch(
+        self, question: str, language: str, candidates: Sequence[Subject], cited: Sequence[Subject]
+    ) -> bool:
+        """:func:`~zolsearch.search.gate.site_disagrees` of ``question`` (as asked, in ``language``)."""
+        if not any(c.site for c in candidates):
+            return False
+        names = SiteMatcher(question, language, self.sites).names
+        return site_disagrees(names, candidates=candidates, cited=cited)
 
     def of(self, answer: Answer) -> tuple[str, str, tuple[Subject, ...], tuple[Subject, ...]]:
         """``(focus, qtype, candidates, cited)`` of ``answer``."""
@@ -205,6 +225,8 @@ def gate_cohorts_from_answers(
                 cohort.related_ids.append(answer.pk)
                 mismatch = subject_disagrees(focus, qtype, candidates=candidates, cited=cited)
                 cohort.focus_mismatch.setdefault("related", []).append(mismatch)
+                other_site = view.site_mismatch(answer.question, answer.language, candidates, cited)
+                cohort.site_mismatch.setdefault("related", []).append(other_site)
             elif judgement.relevancy < RELEVANCY_FLOOR:
                 cohort._add("judged_off_topic", score, pair)
         material = answer_material(answer=answer)
@@ -246,6 +268,10 @@ def gate_cohorts_from_answers(
         following = rows[1:] + rows[:1]  # question j = i + 1, as ``rotated``
         cohort.focus_mismatch["unrelated"] = [
             subject_disagrees(j.focus, j.qtype, candidates=j.candidates, cited=i.cited)
+            for i, j in zip(rows, following, strict=True)
+        ]
+        cohort.site_mismatch["unrelated"] = [
+            view.site_mismatch(j.question, j.language, j.candidates, i.cited)
             for i, j in zip(rows, following, strict=True)
         ]
     return dict(cohorts)

@@ -390,6 +390,7 @@ def calibration_check(
     default_threshold: float,
     context_weights: Mapping[str, float],
     focus_check: bool = False,
+    site_check: bool = False,
 ) -> list[dict[str, Any]]:
     """What a gate would have done to the drafts of each of ``runs`` (held-out runs, never
     used to choose it): per run and question language, the share of judge-approved drafts it
@@ -399,8 +400,10 @@ def calibration_check(
     are rescored with that w (:meth:`LanguageCohorts.reweighted`), so runs made under another
     calibration are checked against this one. ``focus_check`` (the live ``gate_focus_check``): a
     draft the focus agreement refuses counts as refused whatever its score
-    (:func:`zolsearch.search.gate.subject_disagrees`, recorded per draft in the cohorts). Rows:
-    ``run``, ``set``, ``language``, ``threshold``, ``context_weight``, ``focus_check``, ``good``
+    (:func:`zolsearch.search.gate.subject_disagrees`, recorded per draft in the cohorts);
+    ``site_check`` (the live ``gate_site_check``): the same for the site agreement
+    (:func:`zolsearch.search.gate.site_disagrees`). Rows:
+    ``run``, ``set``, ``language``, ``threshold``, ``context_weight``, ``focus_check``, ``site_check``, ``good``
     and ``off_topic`` (cohort sizes), ``good_refused`` and ``off_topic_refused`` (shares in
     [0, 1]; None for an empty cohort), ``met``. Creates no
     row; embeds each run's drafts and questions once (as calibration does)."""
@@ -414,10 +417,12 @@ def calibration_check(
 
             def refused(name: str, t: float = threshold, cohort: LanguageCohorts = scored) -> float | None:
                 scores: list[float] = getattr(cohort, name)
-                flags = cohort.focus_mismatch.get(name, []) if focus_check else []
-                if flags and len(flags) != len(scores):
-                    raise ValueError(f"{name}: {len(flags)} focus flags for {len(scores)} scores")
-                flags = flags or [False] * len(scores)
+                flags = [False] * len(scores)
+                for on, mismatch in ((focus_check, cohort.focus_mismatch), (site_check, cohort.site_mismatch)):
+                    found = mismatch.get(name, []) if on else []
+                    if found and len(found) != len(scores):
+                        raise ValueError(f"{name}: {len(found)} agreement flags for {len(scores)} scores")
+                    flags = [a or b for a, b in zip(flags, found or flags, strict=True)]
                 count = sum(s < t or flag for s, flag in zip(scores, flags, strict=True))
                 return round(count / len(scores), 4) if scores else None
 
@@ -430,6 +435,7 @@ def calibration_check(
                     "threshold": threshold,
                     "context_weight": weight if cohort.reweighable else cohort.context_weight,
                     "focus_check": focus_check,
+                    "site_check": site_check,
                     "good": len(scored.related),
                     "good_refused": good,
                     "off_topic": len(scored.unrelated),

@@ -316,6 +316,10 @@ def test_the_check_reports_what_the_live_gate_refuses_of_held_out_drafts(evaluat
     assert focused["focus_check"] and focused["off_topic_refused"] == pytest.approx(
         sum(s < 0.70 or f for s, f in zip(scored.unrelated, flagged, strict=True)) / len(flagged), abs=1e-4
     )
+    # The site agreement too (the run's pages are MedQuAD's and the sample hospital's, without a
+    # priority: it never fires here, see tests/search/test_sites.py for the hospital pages).
+    assert len(cohort.site_mismatch["unrelated"]) == len(cohort.unrelated)
+    assert not any(cohort.site_mismatch["unrelated"]) and not any(cohort.site_mismatch["related"])
     # A stricter gate refuses at least as much of both cohorts.
     (strict,) = calibration_check(
         runs=[evaluated_run], model_key=MODEL, thresholds={"en": 0.9}, default_threshold=0.9, context_weights={}
@@ -328,7 +332,8 @@ def test_the_check_reports_what_the_live_gate_refuses_of_held_out_drafts(evaluat
     call_command("calibrate", "--check", "--set", "calibration-dev")
     out = capsys.readouterr().out
     assert (
-        f"run {evaluated_run.pk} calibration-dev en: threshold 0.70, w 0.7, focus check; judge-approved refused" in out
+        f"run {evaluated_run.pk} calibration-dev en: threshold 0.70, w 0.7, focus check, site check; "
+        "judge-approved refused" in out
     )
     assert Calibration.objects.count() == before
     with pytest.raises(Exception, match="cannot be combined"):

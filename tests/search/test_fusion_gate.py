@@ -109,3 +109,25 @@ def test_subject_disagrees_by_hand() -> None:
     meningitis = Subject(frozenset({"meningitis"}), "information")
     assert not disagrees("meningitis", "research", [both], among=[meningitis, both])
     assert disagrees("meningitis", "research", [goutieres], among=[meningitis, both])
+
+
+def test_site_disagrees_by_hand() -> None:
+    """The site agreement: refuse only when a candidate is a page of the hospital the question
+    names and every cited page is another hospital's own page."""
+    from zolsearch.search.gate import Subject, site_disagrees
+
+    uzgent = Subject(frozenset(), site=("uzgent",))
+    azdelta = Subject(frozenset(), site=("azdelta",))
+    medquad = Subject(frozenset({"colonoscopy"}), "information")  # general medical text: no site
+    candidates = [azdelta, uzgent, medquad]
+
+    def names(labels: tuple[str, ...]) -> bool:  # the question names UZ Gent
+        return "uzgent" in labels
+
+    assert site_disagrees(names, candidates=candidates, cited=[azdelta])
+    assert not site_disagrees(names, candidates=candidates, cited=[uzgent])
+    assert not site_disagrees(names, candidates=candidates, cited=[azdelta, uzgent])  # one cited page is its
+    assert not site_disagrees(names, candidates=candidates, cited=[azdelta, medquad])  # general text is left alone
+    assert not site_disagrees(names, candidates=[azdelta, medquad], cited=[azdelta])  # its page was not found
+    assert not site_disagrees(lambda labels: False, candidates=candidates, cited=[azdelta])  # names no hospital
+    assert not site_disagrees(names, candidates=candidates, cited=[])

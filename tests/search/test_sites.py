@@ -31,6 +31,17 @@ def sites() -> tuple[tuple[str, ...], ...]:
     )
 
 
+def _hospital_pages() -> list[DocumentRecord]:
+    """The document records of shared/data/hospital-nl's pages, as the jsonl connector reads them."""
+    connector = JSONLConnector()
+    return [
+        record
+        for unit in connector.units(HOSPITAL_NL / "pages.jsonl")
+        for record in connector.records(unit)
+        if isinstance(record, DocumentRecord)
+    ]
+
+
 @pytest.fixture(autouse=True)
 def _fresh_site_cache():  # type: ignore[no-untyped-def]
     """No test sees another's index labels (the cache lives for the process)."""
@@ -90,13 +101,7 @@ def test_the_feature_marks_the_named_hospitals_pages_and_follows_ingestion() -> 
     bundled MedQuAD slice WHEN a patient asks about parking at one of them THEN exactly that
     hospital's candidates have ``site_named`` 1 while the source has a priority (none without),
     and the index's site labels include the hospitals once they are ingested."""
-    connector = JSONLConnector()
-    records = [
-        record
-        for unit in connector.units(HOSPITAL_NL / "pages.jsonl")
-        for record in connector.records(unit)
-        if isinstance(record, DocumentRecord)
-    ]
+    records = _hospital_pages()
     wanted = {"www.uzgent.be", "www.uza.be"}
     before = index_site_labels()
     assert ("uzgent",) not in before
@@ -118,3 +123,36 @@ def test_the_feature_marks_the_named_hospitals_pages_and_follows_ingestion() -> 
     assert "www.uzgent.be" in hosts and len(set(hosts) - {"www.uzgent.be", ""}) >= 3  # other hospitals' pages
     assert marks({"hospital-nl": 10}) == [1.0 if h == "www.uzgent.be" else 0.0 for h in hosts]
     assert set(marks({})) == {0.0}  # only the pages of a source with a priority (the hospital's own)
+
+
+@pytest.mark.django_db
+def test_the_gate_refuses_a_draft_from_another_hospital_than_the_one_named() -> None:
+    """GIVEN the 100 real pages of 65 hospitals (priority 10) beside the bundled MedQuAD slice
+    WHEN a patient asks about a single room at UZ Leuven THEN the draft the pipeline wrote
+    passes the site agreement, the same draft citing another hospital's candidate page does
+    not, and without a priority (no page is a hospital's own) the check never fires."""
+    from dataclasses import replace
+
+    from zolsearch.search.stages.quality_gate import draft_site_disagrees
+
+    records = _hospital_pages()
+    source, _ = Source.objects.get_or_create(key="hospital-nl", defaults={"name": "hospital-nl"})
+    source.priority = 10
+    source.save(update_fields=["priority"])
+    documents_upsert(source=source, records=records, provider=embedding_provider_get())
+    index_sites_clear()
+    config = pipeline_config_default().with_overrides(source_priorities={"hospital-nl": 10})
+    question = "hoeveel kost een eenpersoonskamer per dag in uz leuven"
+    state = pipeline_run(request=SearchRequest(question=question, language="nl"), config=config)
+    assert state.draft is not None
+    hosts = {i: site_labels(c.document.url) for i, c in state.chunks.items()}
+    assert ("uzleuven",) in hosts.values(), hosts
+    assert any("uzleuven" in hosts[i] for i in state.draft.cited_chunk_ids), [
+        hosts[i] for i in state.draft.cited_chunk_ids
+    ]
+    assert not draft_site_disagrees(state)
+    other = next(i for i, labels in hosts.items() if labels and "leuven" not in "".join(labels))
+    state.draft = replace(state.draft, cited_chunk_ids=[other])
+    assert draft_site_disagrees(state)
+    state.config = config.with_overrides(source_priorities={})
+    assert not draft_site_disagrees(state)

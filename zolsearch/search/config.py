@@ -41,6 +41,9 @@ class PipelineConfig(BaseModel):
       another condition than the question's linked focus while a candidate is about it, or
       about it but not the question type asked while a candidate answers that type
       (:func:`zolsearch.search.gate.subject_disagrees`).
+    - ``gate_site_check``: the gate also refuses a draft whose cited pages are all other
+      hospitals' own pages when the question names a hospital one of whose pages is a
+      candidate (:func:`zolsearch.search.gate.site_disagrees`).
     - ``gate_threshold``: pass when the gate score ≥ it (cosine scale, [-1, 1]);
       ``gate_thresholds_by_language``: the calibrated threshold of the question's language
       (the active calibration rows, ``manage.py calibrate``; a fresh install starts from
@@ -148,6 +151,7 @@ class PipelineConfig(BaseModel):
     answer_same_focus: bool = True
     gate_enabled: bool = True
     gate_focus_check: bool = True
+    gate_site_check: bool = True
     generator: str = "extractive"
     llm_model: str = ""
     hnsw_ef_search: int = Field(default=200, ge=1)

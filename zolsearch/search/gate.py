@@ -16,17 +16,24 @@ annotations), or about the same one but not the question type asked while a cand
 it: the wrong-disease answer ("Is Aicardi syndrome inherited?" answered from the
 Aicardi-Goutières syndrome page) and the wrong-question answer that cosines cannot tell from a
 right one.
+
+**Site agreement** (:func:`site_disagrees`, flag ``gate_site_check``): a draft is also refused
+when the question names a hospital (its web address, :class:`zolsearch.search.sites.SiteMatcher`),
+a page of that hospital is among the candidates, and every page the draft cites is another
+hospital's own page: "hoeveel kost een eenpersoonskamer in uz leuven" answered with another
+hospital's room prices.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from typing import NamedTuple
 
 import numpy as np
 
 from zolsearch.search.focus import document_foci
+from zolsearch.search.sites import site_labels
 
 CONTEXT_WEIGHT = 0.7  # the seed's weight of the context alignment
 QUESTION_WEIGHT = 0.3  # 1 − CONTEXT_WEIGHT
@@ -39,7 +46,7 @@ CONTEXT_WEIGHTS = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7)
 class GateResult:
     """Gate outcome; cosines and score in [-1, 1]; ``context_weight`` in [0, 1] (w above);
     ``focus_mismatch``: refused by the focus agreement (:func:`subject_disagrees`) whatever the
-    score."""
+    score; ``site_mismatch``: refused by the site agreement (:func:`site_disagrees`)."""
 
     score: float
     context_alignment: float
@@ -48,6 +55,7 @@ class GateResult:
     passed: bool
     context_weight: float = CONTEXT_WEIGHT
     focus_mismatch: bool = False
+    site_mismatch: bool = False
 
     def as_dict(self) -> dict[str, float | bool]:
         return asdict(self)
@@ -92,17 +100,25 @@ def gate_score(
 
 class Subject(NamedTuple):
     """What a page is about: its normalised MedQuAD foci (:func:`zolsearch.search.focus.document_foci`;
-    empty for pages without, such as the hospital's own) and its MedQuAD question type
-    (``metadata["qtype"]``; "" none)."""
+    empty for pages without, such as the hospital's own), its MedQuAD question type
+    (``metadata["qtype"]``; "" none) and, for a hospital's own page, its hospital: the
+    :func:`zolsearch.search.sites.site_labels` of its web address (``()`` for other pages)."""
 
     foci: frozenset[str]
     qtype: str = ""
+    site: tuple[str, ...] = ()
 
     @classmethod
-    def of(cls, metadata: dict[str, object]) -> Subject:
+    def of(cls, metadata: dict[str, object], *, url: str = "", own: bool = False) -> Subject:
         """The subject of a page with this document ``metadata`` (its MedQuAD ``focus``,
-        ``synonyms`` and ``qtype``)."""
-        return cls(foci=document_foci(metadata), qtype=str(metadata.get("qtype") or ""))
+        ``synonyms`` and ``qtype``); ``url``: the page's web address, read when ``own`` (its
+        source has a priority: a hospital's own page; general medical sites' host names are
+        English words that questions use, "cancer", "rarediseases")."""
+        return cls(
+            foci=document_foci(metadata),
+            qtype=str(metadata.get("qtype") or ""),
+            site=site_labels(url) if own and url else (),
+        )
 
 
 def subject_disagrees(focus: str, qtype: str, *, candidates: Sequence[Subject], cited: Sequence[Subject]) -> bool:
@@ -138,3 +154,20 @@ def _names(foci: frozenset[str], focus: str) -> bool:
     encephalitis"; not "ags" in "agsx")."""
     padded = f" {focus} "
     return focus in foci or any(padded in f" {name} " for name in foci)
+
+
+def site_disagrees(
+    names: Callable[[tuple[str, ...]], bool], *, candidates: Sequence[Subject], cited: Sequence[Subject]
+) -> bool:
+    """True when a draft answers from another hospital's pages than the one the question names.
+
+    ``names``: whether the question names a site (:meth:`zolsearch.search.sites.SiteMatcher.names`
+    of the question as asked, given a page's site labels); ``candidates`` / ``cited``: the
+    :class:`Subject` of each candidate page and of each page the draft cites. True only when a
+    candidate is a page of a named hospital and every cited page is a hospital's own page (has
+    a site) of a hospital the question does not name. A draft citing general medical text
+    (no site) is left to the other checks: the question may ask what a procedure is, not the
+    hospital's arrangements. Measured on hospital-nl (docs/EVALUATION.md, "Site agreement")."""
+    if not cited or not any(c.site and names(c.site) for c in candidates):
+        return False
+    return all(c.site and not names(c.site) for c in cited)

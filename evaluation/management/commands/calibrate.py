@@ -75,6 +75,7 @@ class Command(DatabaseCommand):
                 default_threshold=config.gate_threshold,
                 context_weights=config.gate_context_weights_by_language,
                 focus_check=config.gate_focus_check,
+                site_check=config.gate_site_check,
             )
             for line in checked:
                 if options["languages"] and line["language"] not in options["languages"]:
@@ -82,7 +83,8 @@ class Command(DatabaseCommand):
                 good, off = line["good_refused"], line["off_topic_refused"]
                 self.stdout.write(
                     f"run {line['run']} {line['set']} {line['language']}: threshold {line['threshold']:.2f}, "
-                    f"w {line['context_weight']:.1f}{', focus check' if line['focus_check'] else ''}; "
+                    f"w {line['context_weight']:.1f}{', focus check' if line['focus_check'] else ''}"
+                    f"{', site check' if line['site_check'] else ''}; "
                     "judge-approved refused "
                     f"{'—' if good is None else f'{good:.1%}'} of {line['good']}, off-topic refused "
                     f"{'—' if off is None else f'{off:.1%}'} of {line['off_topic']}"

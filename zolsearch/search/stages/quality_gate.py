@@ -11,8 +11,9 @@ from ingestion.chunking import chunk_sentences, sentences_digest
 from zolsearch.search import selectors
 from zolsearch.search.contract import Outcome
 from zolsearch.search.filco import kept_vector
-from zolsearch.search.gate import CONTEXT_WEIGHT, Subject, gate_score, subject_disagrees
+from zolsearch.search.gate import CONTEXT_WEIGHT, Subject, gate_score, site_disagrees, subject_disagrees
 from zolsearch.search.generation import CITATION_MARK, answer_plain
+from zolsearch.search.sites import SiteMatcher, index_site_labels
 from zolsearch.search.stages.base import SearchState, Stage, StopPipeline
 
 
@@ -77,6 +78,28 @@ def draft_subject_disagrees(state: SearchState) -> bool:
     )
 
 
+def draft_site_disagrees(state: SearchState) -> bool:
+    """:func:`zolsearch.search.gate.site_disagrees` of the question as asked (``state.question``,
+    which names the hospital; the search query may not), its candidates (``state.chunks``) and
+    the chunks its draft cites; a page is a hospital's own when its source has a priority in
+    ``state.config.source_priorities``. False without a draft."""
+    if state.draft is None:
+        return False
+    priorities = state.config.source_priorities
+    subjects = {
+        i: Subject.of({}, url=chunk.document.url, own=priorities.get(chunk.document.source.key, 0) > 0)
+        for i, chunk in state.chunks.items()
+    }
+    if not any(s.site for s in subjects.values()):
+        return False
+    matcher = SiteMatcher(state.question, state.language, index_site_labels())
+    return site_disagrees(
+        matcher.names,
+        candidates=list(subjects.values()),
+        cited=[subjects[i] for i in state.draft.cited_chunk_ids if i in subjects],
+    )
+
+
 class GateStage(Stage):
     """Fast quality gate: w·cos(answer, context) + (1 − w)·cos(question, answer) ≥ threshold.
 
@@ -87,14 +110,15 @@ class GateStage(Stage):
     the answer). Scores the retrieved part of the draft (the
     text before graph facts were pinned). With ``gate_focus_check``, a draft about another
     condition than the one the question names is refused whatever its score
-    (:func:`draft_subject_disagrees`).
+    (:func:`draft_subject_disagrees`); with ``gate_site_check``, a draft from other hospitals'
+    pages than the one the question names (:func:`draft_site_disagrees`).
     """
 
     name = "gate"
     cached = True
     reads = frozenset(
         {"draft", "documents_text", "query_vector", "provider", "config", "language", "filtered_vectors"}
-        | {"focus", "qtype", "chunks"}
+        | {"focus", "qtype", "chunks", "question"}
     )
     adds = frozenset({"gate"})
 
@@ -113,11 +137,14 @@ class GateStage(Stage):
         )
         if state.config.gate_focus_check and draft_subject_disagrees(state):
             state.gate = replace(state.gate, passed=False, focus_mismatch=True)
+        if state.config.gate_site_check and draft_site_disagrees(state):
+            state.gate = replace(state.gate, passed=False, site_mismatch=True)
         if not state.gate.passed:
             state.trace.rejected_answer = state.draft.text
-            raise StopPipeline(
-                Outcome.GATE_REJECTED,
-                "the answer is about another condition or question than the one asked"
-                if state.gate.focus_mismatch
-                else "the answer did not pass the quality gate",
-            )
+            if state.gate.focus_mismatch:
+                reason = "the answer is about another condition or question than the one asked"
+            elif state.gate.site_mismatch:
+                reason = "the answer is from another hospital's pages than the one asked about"
+            else:
+                reason = "the answer did not pass the quality gate"
+            raise StopPipeline(Outcome.GATE_REJECTED, reason)
