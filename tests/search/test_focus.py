@@ -116,6 +116,10 @@ def test_a_focus_that_is_a_stop_word_of_the_question_needs_capitals() -> None:
     assert not medquad_match_allowed("als", "MAG IK BLIJVEN ALS MIJN KIND OPGENOMEN IS", "nl")  # all capitals
     assert medquad_match_allowed("als", "wat is de levensverwachting bij als?", "nl")
     assert medquad_match_allowed("als", "is dat ALS", "nl") and medquad_match_allowed("wilson disease", "x", "nl")
+    # A Dutch word for something else ("arts": doctor) is MedQuAD's "ARTS" only in capitals.
+    assert not medquad_match_allowed("arts", "de arts sprak over stadium 2", "nl")
+    assert medquad_match_allowed("arts", "wat is het ARTS syndroom", "nl")
+    assert medquad_match_allowed("arts", "what is arts syndrome", "en")
 
 
 def test_the_understanding_stage_records_the_focus_on_the_trace() -> None:

@@ -10,7 +10,14 @@ from pathlib import Path
 import pytest
 
 from zolsearch.search.config import pipeline_config_default
-from zolsearch.search.glossary import glossary_topics, glossary_translate, medical_dictionary, medical_english
+from zolsearch.search.glossary import (
+    dutch_word_elsewise,
+    glossary_topics,
+    glossary_translate,
+    medical_dictionary,
+    medical_english,
+    medical_renderings,
+)
 from zolsearch.search.pipeline import SearchRequest, pipeline_run
 
 
@@ -147,6 +154,23 @@ def test_dutch_medical_words_in_english() -> None:
     ]
 
 
+def test_compounds_with_a_greek_or_latin_tail_eponyms_and_dutch_words_that_mean_else() -> None:
+    """GIVEN the dictionary WHEN a compound ends in a long medical word it lacks THEN the head is
+    translated and the tail spelled the English way, marked guessed (it never links a focus);
+    an eponym is marked as one; "arts" is a Dutch word for something else than "ARTS", while
+    a word rendered as itself or one the dictionary lacks is not."""
+    (liver,) = medical_renderings("mijn vader heeft leverfibrose")
+    assert liver.words == ("liver fibrosis",) and liver.guessed and not liver.eponym
+    (kidney,) = medical_renderings("ons kindje heeft nierdysplasie")  # both parts in the dictionary
+    assert kidney.words == ("kidney dysplasia",) and not kidney.guessed
+    assert [r for r in medical_renderings("galwegkanker") if not r.guessed][0].words == ("bile duct cancer",)
+    (caffey,) = [r for r in medical_renderings("wat is de ziekte van caffey?") if r.eponym]
+    assert caffey.words == ("caffey disease",) and not caffey.guessed
+    assert medical_english("ziekte caffey") == []  # without "van" it is no eponym (a reduced query)
+    assert dutch_word_elsewise("arts") and not dutch_word_elsewise("diabetes")
+    assert not dutch_word_elsewise("caffey")
+
+
 def test_a_medical_dictionary_row_without_a_list_of_english_is_refused(understanding_dir: Path) -> None:
     """GIVEN a dictionary whose second row gives ``en`` as a string, or a line that is not JSON
     WHEN it is read THEN ``ValueError`` names the file and line."""
@@ -187,3 +211,13 @@ def test_a_dutch_question_about_a_condition_links_its_focus_from_the_english() -
     )
     assert "children" not in practical.trace.understanding.expanded.split("; ")
     assert not practical.trace.understanding.focus_translated
+    # A long message is searched with its reduced query, which has no "van": the eponym of the
+    # message as asked is searched too.
+    long = pipeline_run(
+        request=SearchRequest(
+            question="wat is de ziekte van caffey? ons baby'tje heeft sinds twee dagen gezwollen kaken en een koortsje",
+            language="nl",
+        ),
+        config=config,
+    )
+    assert long.search_query and "caffey disease" in long.search_query

@@ -120,3 +120,13 @@ def test_the_split_probabilities_are_logistic_regressions_own() -> None:
     for classifier in (model.intent, model.qtype, binary):
         expected = classifier.model.predict_proba(classifier._features(texts, vectors, fit=False))
         assert np.allclose(classifier._probabilities(texts, vectors), expected, atol=1e-9)
+
+
+def test_the_reduced_query_keeps_short_words_with_a_digit() -> None:
+    """GIVEN a long Dutch message naming "5q min syndroom" WHEN it is reduced THEN "5q" stays
+    (two-letter words go, unless they hold a digit)."""
+    reduced = query_reduce(
+        "wat is het 5q min syndroom? mijn moeder heeft bloedarmoede en ze spreken over een soort myelodysplasie",
+        language="nl",
+    ).split()
+    assert "5q" in reduced and "syndroom" in reduced and "ze" not in reduced

@@ -51,6 +51,7 @@ from sklearn.feature_extraction.text import TfidfVectorizer
 from core.text import STOPWORDS, text_normalise
 from ingestion.selectors import IndexVersionedCache
 from taxonomy.resolver import Resolution, ngrams
+from zolsearch.search.glossary import dutch_word_elsewise
 
 FOCUS_KINDS = ("condition", "drug", "procedure", "department", "doctor")
 LEXICON_CHECK_S = 60.0
@@ -271,9 +272,16 @@ def medquad_match_allowed(gram: str, question: str, language: str) -> bool:
     question): MedQuAD's focus "ALS" is the Dutch "als" (if, as, when), which linked Amyotrophic
     Lateral Sclerosis to 10 of the 111 hospital-nl questions ("mag ik ... als ...") and 4 of the
     noisy Dutch messages; "is dat hetzelfde als ALS?" and "levensverwachting bij als" still link
-    it."""
-    if " " in gram or gram not in STOPWORDS.get(language, set()):
+    it. In a Dutch question, a one-word term that is a Dutch word meaning something else
+    (:func:`zolsearch.search.glossary.dutch_word_elsewise`) names it only in capitals: "de arts
+    sprak over stadium 2" is about a doctor, not MedQuAD's "ARTS" (Arts syndrome; found on the
+    noisy dev messages)."""
+    if " " in gram:
         return True
+    if gram not in STOPWORDS.get(language, set()):
+        if language != "nl" or not dutch_word_elsewise(gram):
+            return True
+        return question != question.upper() and bool(re.search(rf"\b{re.escape(gram.upper())}\b", question))
     if question != question.upper() and re.search(rf"\b{re.escape(gram.upper())}\b", question):
         return True  # capitals mean the acronym only when the message is not written in capitals
     words = _LETTERS.findall(text_normalise(question))

@@ -161,12 +161,14 @@ def medical_dictionary() -> tuple[dict[str, tuple[str, ...]], int, frozenset[str
     return entries, max((len(k.split()) for k in entries), default=1), frozenset(generic)
 
 
-def _compound(word: str, entries: dict[str, tuple[str, ...]], depth: int = 0) -> str | None:
-    """English of a Dutch compound whose parts are all in ``entries`` ("galwegkanker" → "bile duct
-    cancer"; a linking "s" or "e" between parts is allowed), longest first part first; None
+def _compound(word: str, entries: dict[str, tuple[str, ...]], depth: int = 0) -> tuple[str, bool] | None:
+    """``(English, guessed)`` of a Dutch compound whose parts are in ``entries`` ("galwegkanker" →
+    "bile duct cancer"; a linking "s" or "e" between parts is allowed), longest first part
+    first; the last part may instead be a long medical word spelled the English way
+    (:func:`_cognate`: "nierdysplasie" → "kidney dysplasia"), and then ``guessed`` is True. None
     when it does not split."""
     if word in entries:
-        return entries[word][0]
+        return entries[word][0], False
     if depth >= 2:
         return None
     for cut in range(len(word) - 3, 2, -1):
@@ -175,9 +177,11 @@ def _compound(word: str, entries: dict[str, tuple[str, ...]], depth: int = 0) ->
             continue
         for tail in (rest, rest[1:] if rest[:1] in {"s", "e"} else None):
             if tail and len(tail) >= 3:
-                english = _compound(tail, entries, depth + 1)
-                if english:
-                    return f"{entries[head][0]} {english}"
+                found = _compound(tail, entries, depth + 1)
+                if found is None and (cognate := _cognate(tail)) is not None:
+                    found = (cognate, True)
+                if found:
+                    return f"{entries[head][0]} {found[0]}", found[1]
     return None
 
 
@@ -221,11 +225,13 @@ class Rendering:
     ("erfelijk" → ``("inherited", "hereditary", "genetic")``; a compound's is one string of the
     first rendering of each part: ``("bile duct cancer",)``); ``generic``: it names no condition,
     organ or symptom on its own (a dictionary row marked generic, a digit or a single letter);
-    ``guessed``: a cognate spelling (:func:`_cognate`), not a dictionary word."""
+    ``guessed``: a cognate spelling (:func:`_cognate`), not a dictionary word; ``eponym``: a
+    "ziekte/syndroom van X" (:func:`_eponym`)."""
 
     words: tuple[str, ...]
     generic: bool = False
     guessed: bool = False
+    eponym: bool = False
 
 
 def medical_renderings(question: str) -> list[Rendering]:
@@ -251,7 +257,7 @@ def medical_renderings(question: str) -> list[Rendering]:
             eponym = _eponym(words, n, entries)
             if eponym is not None:
                 english, size = eponym
-                rendering = Rendering(english)
+                rendering = Rendering(english, eponym=True)
             else:
                 size, word = 1, words[n]
                 if word in STOPWORDS["nl"]:
@@ -260,8 +266,8 @@ def medical_renderings(question: str) -> list[Rendering]:
                     rendering = Rendering((word,), generic=True)
                 elif word in entries:
                     rendering = Rendering(entries[word], generic=word in generic)
-                elif found := _compound(word, entries):
-                    rendering = Rendering((found,))
+                elif compound := _compound(word, entries):
+                    rendering = Rendering((compound[0],), guessed=compound[1])
                 elif found := _cognate(word):
                     rendering = Rendering((found,), guessed=True)
         n += size
@@ -296,3 +302,12 @@ def medical_english(question: str, *, cognates: bool = True, specific: bool = Tr
     ``"harige cel leukemie, is dat erfelijk?"`` → ``[("hairy",), ("cell",), ("leukemia",),
     ("inherited", "hereditary", "genetic")]``. Raises what :func:`medical_dictionary` raises."""
     return renderings_kept(medical_renderings(question), cognates=cognates, specific=specific)
+
+
+def dutch_word_elsewise(word: str) -> bool:
+    """True when ``word`` (normalised, one word) is a Dutch word of the medical dictionary whose
+    English is another word ("arts" is "doctor", so not MedQuAD's "ARTS", Arts syndrome); False
+    for a word the dictionary lacks and for one rendered as itself ("diabetes"). Raises what
+    :func:`medical_dictionary` raises."""
+    entries, _, _ = medical_dictionary()
+    return word in entries and all(text_normalise(english) != word for english in entries[word])

@@ -128,8 +128,8 @@ def query_reduce(question: str, *, language: str) -> str:
         folded = text_normalise(word)
         if not folded or folded in seen or word.lower() in stop or folded in stop or folded in _FILLER:
             continue
-        if len(folded) < 3 and not folded.isdigit():
-            continue
+        if len(folded) < 3 and not any(ch.isdigit() for ch in folded):
+            continue  # "5q" (5q minus syndrome), "b12" stay
         seen.add(folded)
         kept.append(word)
     reduced = " ".join(kept)

@@ -4,6 +4,7 @@ question type and the reduced query of a long message (design step 2)."""
 from __future__ import annotations
 
 import logging
+import re
 
 from django.conf import settings
 
@@ -78,6 +79,9 @@ def _focus_set(state: SearchState, focus: Focus | None, *, translated: bool = Fa
     trace.focus_translated = translated
 
 
+_SENTENCE_END = re.compile(r"[.?!;:]+\s*")
+
+
 def _medical_english(state: SearchState) -> None:
     """A Dutch question about a condition, in English too (:func:`medical_renderings`, read
     once): the
@@ -93,6 +97,11 @@ def _medical_english(state: SearchState) -> None:
     # names a condition must be among those translated.
     known = state.focus is not None and state.focus.source == "medquad"
     renderings = medical_renderings(query)
+    if query != state.question:
+        # The reduced query has no stop words, so "wat is de ziekte van caffey? ons baby'tje …"
+        # reads "ziekte caffey …": the eponyms come from the question as asked, sentence by
+        # sentence (a name does not run on into the next one: "caffey? ons baby'tje").
+        renderings += [r for s in _SENTENCE_END.split(state.question) for r in medical_renderings(s) if r.eponym]
     english = renderings_kept(renderings, specific=not known)
     if not english:
         return
