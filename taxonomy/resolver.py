@@ -16,8 +16,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from django.db import connection
+from django.db.models import CharField, F
 from django.db.models.expressions import RawSQL
 
+from core.lookups import AnyOf
 from core.text import sql_normalise, text_normalise
 from taxonomy.models import FINDING_SITE, IS_A, Alias, BodySiteDepartment, Entity, ReviewState, SnomedDescription
 
@@ -136,15 +138,17 @@ def text_resolve(*, text: str, language: str = "nl", with_terms: bool = True) ->
         return Resolution(text=text, language=language, entities=[], concepts=[])
 
     aliases = Alias.objects.filter(
-        review_state=ReviewState.APPROVED, normalised__in=grams, language=language
+        AnyOf(F("normalised"), grams), review_state=ReviewState.APPROVED, language=language
     ).select_related("entity")
     for alias in sorted(aliases, key=lambda a: -len(a.normalised)):
         add(alias.entity, [{"step": "alias", "text": alias.text, "language": alias.language, "origin": alias.origin}])
-    named = Entity.objects.annotate(norm=RawSQL(sql_normalise('"taxonomy_entity"."name"'), [])).filter(norm__in=grams)
+    named = Entity.objects.filter(
+        AnyOf(RawSQL(sql_normalise('"taxonomy_entity"."name"'), [], output_field=CharField()), grams)
+    )
     for entity in named:
         add(entity, [{"step": "name", "text": entity.name}])
 
-    matches = SnomedDescription.objects.filter(term_normalised__in=grams, active=True).values_list(
+    matches = SnomedDescription.objects.filter(AnyOf(F("term_normalised"), grams), active=True).values_list(
         "term_normalised", "concept_id", "id", "term"
     )
     by_term: dict[str, list[tuple[int, int, str]]] = {}
