@@ -10,7 +10,11 @@ scored (``Answer.gate_score`` set: served or gate-rejected):
 - **unrelated** (should be refused): each draft with its own context put to the next question of
   the same language (rotated by one): ``w·context_alignment_i + (1 − w)·cos(q_j, a_i)``, the
   gate's formula (:func:`zolsearch.search.gate.gate_score`) with the draft's served weight w,
-  its stored context alignment and fresh vectors of question ``j`` and draft ``i``;
+  its stored context alignment and fresh vectors of question ``j`` and draft ``i``. A rotated
+  draft that cites a page the golden set marks relevant to question ``j`` (grade ≥
+  :data:`~evaluation.metrics.retrieval.RELEVANT_GRADE` against ``j``'s expected urls) answers
+  ``j`` from the right page and is not off-topic: it is left out and counted
+  (``rotated_on_topic``). Golden sets ordered by topic (hospital-nl) make such pairs common;
 - **reviewed good / reviewed bad**: answers an evaluator labelled for calibration in the review
   queue (verdicts good answer and wrongly refused / rightly refused, wrong answer, unsafe);
 - **judged off-topic** (evidence only): drafts with relevancy < ``RELEVANCY_FLOOR``.
@@ -28,7 +32,7 @@ names, the same way).
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -37,6 +41,7 @@ from django.db.models import Prefetch
 from core.providers.embeddings import embedding_provider_get
 from core.text import text_normalise
 from evaluation.metrics.criteria import FAITHFULNESS_PASS, RELEVANCY_FLOOR, RELEVANCY_PASS
+from evaluation.metrics.retrieval import RELEVANT_GRADE, url_grade
 from evaluation.models import EvaluationResult, EvaluationRun, Judgement
 from ingestion.models import Chunk
 from zolsearch.search.gate import CONTEXT_WEIGHT, Subject, site_disagrees, subject_disagrees
@@ -69,6 +74,8 @@ class LanguageCohorts:
     focus_mismatch: dict[str, list[bool]] = field(default_factory=dict)
     # the same for the site agreement
     site_mismatch: dict[str, list[bool]] = field(default_factory=dict)
+    # rotated drafts left out of ``unrelated``: they cite a page relevant to the question put to them
+    rotated_on_topic: int = 0
 
     def _add(self, name: str, score: float, pair: tuple[float, float] | None) -> None:
         getattr(self, name).append(score)
@@ -97,6 +104,7 @@ class LanguageCohorts:
             context_weight=w,
             focus_mismatch={k: list(v) for k, v in self.focus_mismatch.items()},
             site_mismatch={k: list(v) for k, v in self.site_mismatch.items()},
+            rotated_on_topic=self.rotated_on_topic,
         )
 
     @property
@@ -122,6 +130,12 @@ class _Draft:
     qtype: str = ""  # its predicted MedQuAD question type
     candidates: tuple[Subject, ...] = ()  # its candidate pages
     cited: tuple[Subject, ...] = ()  # the pages the draft cites
+    cited_urls: tuple[str, ...] = ()  # their web addresses
+    expected_urls: tuple[str, ...] = ()  # the golden question's relevant pages ("" none known)
+
+    def answers_from_a_relevant_page(self, other: _Draft) -> bool:
+        """This draft cites a page the golden set marks relevant to ``other``'s question."""
+        return any(url_grade(url, other.expected_urls) >= RELEVANT_GRADE for url in self.cited_urls)
 
 
 class _FocusView:
@@ -133,13 +147,16 @@ class _FocusView:
     def __init__(self, answers: Sequence[Answer]) -> None:
         ids = {int(row["chunk_id"]) for a in answers for row in (a.chunk_scores or []) if "chunk_id" in row}
         ids |= {int(i) for a in answers for i in ((a.trace or {}).get("cited_chunk_ids") or [])}
-        rows = Chunk.objects.filter(id__in=ids).values_list(
-            "id", "document__metadata", "document__url", "document__source__priority"
+        rows = list(
+            Chunk.objects.filter(id__in=ids).values_list(
+                "id", "document__metadata", "document__url", "document__source__priority"
+            )
         )
         self.subjects = {
             chunk_id: Subject.of(metadata or {}, url=url, own=priority > 0)
             for chunk_id, metadata, url, priority in rows
         }
+        self.urls = {chunk_id: url or "" for chunk_id, _metadata, url, _priority in rows}
         self.sites = index_site_labels()
 
     def site_mismatch(
@@ -162,6 +179,11 @@ class _FocusView:
         cited = tuple(self.subjects.get(int(i), none) for i in (trace.get("cited_chunk_ids") or []))
         return focus, str(understanding.get("qtype") or ""), candidates, cited
 
+    def cited_urls(self, answer: Answer) -> tuple[str, ...]:
+        """The web addresses of the pages ``answer``'s draft cites (blank ones skipped)."""
+        urls = (self.urls.get(int(i), "") for i in ((answer.trace or {}).get("cited_chunk_ids") or []))
+        return tuple(u for u in urls if u)
+
 
 def answers_of_runs(*, runs: Sequence[EvaluationRun]) -> list[int]:
     """Ids of the stored answers of ``runs`` (their :class:`EvaluationResult` rows). One query."""
@@ -170,6 +192,15 @@ def answers_of_runs(*, runs: Sequence[EvaluationRun]) -> list[int]:
         .values_list("answer_id", flat=True)
         .distinct()
     )
+
+
+def expected_urls_of_runs(*, runs: Sequence[EvaluationRun]) -> dict[int, tuple[str, ...]]:
+    """``{answer id: its golden question's expected urls}`` for the stored answers of ``runs``
+    (questions without expected urls are left out). One query."""
+    rows = EvaluationResult.objects.filter(run__in=runs, answer__isnull=False).values_list(
+        "answer_id", "question__expected_urls"
+    )
+    return {int(answer_id): tuple(str(u) for u in urls) for answer_id, urls in rows if urls}
 
 
 def _latest_judgements(answers: Iterable[Answer]) -> dict[int, Judgement]:
@@ -187,10 +218,14 @@ def gate_cohorts_from_answers(
     model_key: str,
     labels: Sequence[tuple[int, bool]] = (),
     languages: Sequence[str] = (),
+    expected_urls: Mapping[int, Sequence[str]] | None = None,
 ) -> dict[str, LanguageCohorts]:
     """``{language: LanguageCohorts}`` from the stored answers ``answer_ids`` of ``model_key``
     (others are skipped) and review ``labels`` (``(answer_id, positive)``; see the module
-    docstring). ``languages``: keep only these (empty: all). Embeds each draft and question once
+    docstring). ``languages``: keep only these (empty: all). ``expected_urls``: answer id → its
+    golden question's expected urls (:func:`expected_urls_of_runs`); a rotated draft citing a
+    page relevant to the question put to it is left out of ``unrelated`` (module docstring; None
+    or a missing id: never left out). Embeds each draft and question once
     with ``model_key``'s provider (local: no network); raises what the provider raises when it is
     unavailable."""
     wanted = set(languages)
@@ -246,6 +281,8 @@ def gate_cohorts_from_answers(
                 qtype=qtype,
                 candidates=candidates,
                 cited=cited,
+                cited_urls=view.cited_urls(answer),
+                expected_urls=tuple((expected_urls or {}).get(answer.pk, ())),
             )
         )
     provider = embedding_provider_get(model_key) if drafts else None
@@ -260,18 +297,19 @@ def gate_cohorts_from_answers(
         cohort.rescore_error = float(np.mean(np.abs(own - np.array([d.semantic_similarity for d in rows]))))
         rotated = np.roll(questions, -1, axis=0)  # question j = i + 1 of the same language
         cross = np.einsum("ij,ij->i", rotated, texts)
-        cohort.unrelated = [
-            float(d.context_weight * d.context_alignment + (1 - d.context_weight) * c)
-            for d, c in zip(rows, cross, strict=True)
-        ]
-        cohort.components["unrelated"] = [(d.context_alignment, float(c)) for d, c in zip(rows, cross, strict=True)]
         following = rows[1:] + rows[:1]  # question j = i + 1, as ``rotated``
+        pairs = [
+            (i, j, float(c))
+            for i, j, c in zip(rows, following, cross, strict=True)
+            if not i.answers_from_a_relevant_page(j)
+        ]
+        cohort.rotated_on_topic = len(rows) - len(pairs)
+        cohort.unrelated = [i.context_weight * i.context_alignment + (1 - i.context_weight) * c for i, _j, c in pairs]
+        cohort.components["unrelated"] = [(i.context_alignment, c) for i, _j, c in pairs]
         cohort.focus_mismatch["unrelated"] = [
-            subject_disagrees(j.focus, j.qtype, candidates=j.candidates, cited=i.cited)
-            for i, j in zip(rows, following, strict=True)
+            subject_disagrees(j.focus, j.qtype, candidates=j.candidates, cited=i.cited) for i, j, _c in pairs
         ]
         cohort.site_mismatch["unrelated"] = [
-            view.site_mismatch(j.question, j.language, j.candidates, i.cited)
-            for i, j in zip(rows, following, strict=True)
+            view.site_mismatch(j.question, j.language, j.candidates, i.cited) for i, j, _c in pairs
         ]
     return dict(cohorts)

@@ -29,7 +29,12 @@ from evaluation.calibration import (
     threshold_sweep,
     youden_optimum,
 )
-from evaluation.calibration_cohorts import LanguageCohorts, answers_of_runs, gate_cohorts_from_answers
+from evaluation.calibration_cohorts import (
+    LanguageCohorts,
+    answers_of_runs,
+    expected_urls_of_runs,
+    gate_cohorts_from_answers,
+)
 from evaluation.models import Calibration, CalibrationChange, EvaluationRun
 from zolsearch.search.config import gate_context_weights_by_language_for, gate_thresholds_by_language_for
 from zolsearch.search.gate import CONTEXT_WEIGHT, CONTEXT_WEIGHTS
@@ -60,6 +65,7 @@ def _evidence(cohort: LanguageCohorts, sources: dict[str, Any]) -> dict[str, Any
             "reviewed_bad": len(cohort.reviewed_bad),
             "judged_off_topic": len(cohort.judged_off_topic),
             "drafts": cohort.drafts,
+            "rotated_on_topic": cohort.rotated_on_topic,
         },
         "percentiles": {
             "related": _percentiles(cohort.related, (5, 10, 25, 50)),
@@ -70,8 +76,8 @@ def _evidence(cohort: LanguageCohorts, sources: dict[str, Any]) -> dict[str, Any
         },
         "rescore_error": None if cohort.rescore_error is None else round(cohort.rescore_error, 4),
         "method": "positives: drafts the judge rated faithful (≥ 0.5) and relevant (≥ 0.5), and reviewed good; "
-        "negatives: each draft with its context put to the next question of the same language (rotated), and "
-        "reviewed bad; gate score w·cos(answer, context) + (1 − w)·cos(question, answer), w chosen from "
+        "negatives: each draft with its context put to the next question of the same language (rotated; left out "
+        "when it cites a page relevant to that question), and reviewed bad; gate score w·cos(answer, context) + (1 − w)·cos(question, answer), w chosen from "
         f"{', '.join(str(w) for w in CONTEXT_WEIGHTS)} with the threshold (most negatives refused within the cap)",
     }
 
@@ -365,7 +371,13 @@ def calibrate_from_runs(
     answer_ids = answers_of_runs(runs=runs)
     if not answer_ids and not labels:
         raise CalibrationInvalid("the chosen runs stored no answers and there are no review labels")
-    cohorts = gate_cohorts_from_answers(answer_ids=answer_ids, model_key=model_key, labels=labels, languages=languages)
+    cohorts = gate_cohorts_from_answers(
+        answer_ids=answer_ids,
+        model_key=model_key,
+        labels=labels,
+        languages=languages,
+        expected_urls=expected_urls_of_runs(runs=runs),
+    )
     if not cohorts:
         raise CalibrationInvalid(f"no answer scored by the gate with {model_key} in the chosen runs and labels")
     sources = {
@@ -404,12 +416,15 @@ def calibration_check(
     ``site_check`` (the live ``gate_site_check``): the same for the site agreement
     (:func:`zolsearch.search.gate.site_disagrees`). Rows:
     ``run``, ``set``, ``language``, ``threshold``, ``context_weight``, ``focus_check``, ``site_check``, ``good``
-    and ``off_topic`` (cohort sizes), ``good_refused`` and ``off_topic_refused`` (shares in
+    and ``off_topic`` (cohort sizes), ``rotated_on_topic`` (rotated drafts left out: they cite a
+    page relevant to the question put to them), ``good_refused`` and ``off_topic_refused`` (shares in
     [0, 1]; None for an empty cohort), ``met``. Creates no
     row; embeds each run's drafts and questions once (as calibration does)."""
     rows: list[dict[str, Any]] = []
     for run in runs:
-        cohorts = gate_cohorts_from_answers(answer_ids=answers_of_runs(runs=[run]), model_key=model_key)
+        cohorts = gate_cohorts_from_answers(
+            answer_ids=answers_of_runs(runs=[run]), model_key=model_key, expected_urls=expected_urls_of_runs(runs=[run])
+        )
         for language, cohort in sorted(cohorts.items()):
             threshold = float(thresholds.get(language, default_threshold))
             weight = float(context_weights.get(language, CONTEXT_WEIGHT))
@@ -439,6 +454,7 @@ def calibration_check(
                     "good": len(scored.related),
                     "good_refused": good,
                     "off_topic": len(scored.unrelated),
+                    "rotated_on_topic": scored.rotated_on_topic,
                     "off_topic_refused": off_topic,
                     "met": good is not None
                     and off_topic is not None

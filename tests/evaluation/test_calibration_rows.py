@@ -96,6 +96,40 @@ def test_cohorts_from_a_runs_stored_answers_follow_the_judge_and_rescore_the_gat
     assert again.unrelated == pytest.approx(english.unrelated, abs=1e-5)
 
 
+def test_a_rotated_draft_from_a_page_relevant_to_the_next_question_is_not_off_topic(evaluated_run) -> None:  # type: ignore[no-untyped-def]
+    """GIVEN a run's stored answers WHEN the golden set says the page draft i cites is relevant to
+    question i + 1 THEN that rotated draft is left out of the off-topic cohort and counted; the
+    golden expected urls of the run are read per answer; with no expected urls nothing is left out."""
+    from evaluation.calibration_cohorts import answers_of_runs, expected_urls_of_runs
+    from evaluation.metrics.retrieval import RELEVANT_GRADE, url_grade
+
+    results = list(
+        EvaluationResult.objects.filter(run=evaluated_run, answer__gate_score__isnull=False)
+        .select_related("answer", "question")
+        .order_by("answer_id")
+    )
+    expected = expected_urls_of_runs(runs=[evaluated_run])
+    assert {r.answer_id: tuple(r.question.expected_urls) for r in results if r.question.expected_urls} == {
+        k: v for k, v in expected.items() if k in {r.answer_id for r in results}
+    }
+    ids = answers_of_runs(runs=[evaluated_run])
+    plain = gate_cohorts_from_answers(answer_ids=ids, model_key=MODEL)["en"]
+    assert plain.rotated_on_topic == 0 and len(plain.unrelated) == plain.drafts == len(results)
+    # Rotation follows answer ids: the draft of results[0] is put to the question of results[1].
+    cited = Document.objects.filter(chunks__id__in=results[0].answer.trace["cited_chunk_ids"]).values_list(
+        "url", flat=True
+    )
+    first_page = next(iter(cited))
+    # Question 2's expected pages made unrelated to every draft except the first's cited page.
+    unrelated_to_all = {r.answer_id: ("https://example.org/none",) for r in results}
+    made = {**unrelated_to_all, results[1].answer_id: (first_page,)}
+    assert url_grade(first_page, made[results[1].answer_id]) >= RELEVANT_GRADE
+    cohort = gate_cohorts_from_answers(answer_ids=ids, model_key=MODEL, expected_urls=made)["en"]
+    assert cohort.rotated_on_topic == 1
+    assert len(cohort.unrelated) == len(cohort.focus_mismatch["unrelated"]) == plain.drafts - 1
+    assert cohort.unrelated == plain.unrelated[1:]
+
+
 def _components(related: list[tuple[float, float]], unrelated: list[tuple[float, float]]) -> LanguageCohorts:
     """Cohorts with their (alignment, question similarity) pairs, scored with the seed's 0.7."""
     cohort = LanguageCohorts()
@@ -271,7 +305,7 @@ def test_the_check_reports_what_the_live_gate_refuses_of_held_out_drafts(evaluat
     checked THEN per language the shares refused are those of the run's judge-approved and
     rotated drafts rescored with the live gate's w and threshold, the command prints them, and
     no calibration row is created."""
-    from evaluation.calibration_cohorts import answers_of_runs
+    from evaluation.calibration_cohorts import answers_of_runs, expected_urls_of_runs
     from evaluation.services.calibration import calibration_check
 
     calibration_activate(calibration_id=_row(language="en").pk, changed_by="eva", reason="test")
@@ -285,9 +319,15 @@ def test_the_check_reports_what_the_live_gate_refuses_of_held_out_drafts(evaluat
         default_threshold=config.gate_threshold,
         context_weights=config.gate_context_weights_by_language,
     )
-    cohort = gate_cohorts_from_answers(answer_ids=answers_of_runs(runs=[evaluated_run]), model_key=MODEL)["en"]
+    cohort = gate_cohorts_from_answers(
+        answer_ids=answers_of_runs(runs=[evaluated_run]),
+        model_key=MODEL,
+        expected_urls=expected_urls_of_runs(runs=[evaluated_run]),
+    )["en"]
     scored = cohort.reweighted(0.7)
     (english,) = [r for r in rows if r["language"] == "en"]
+    assert english["rotated_on_topic"] == cohort.rotated_on_topic
+    assert len(cohort.unrelated) + cohort.rotated_on_topic == cohort.drafts
     assert english["threshold"] == 0.70 and english["context_weight"] == 0.7
     assert english["good"] == len(scored.related) > 0 and english["off_topic"] == len(scored.unrelated) > 0
     assert english["good_refused"] == pytest.approx(

@@ -88,6 +88,7 @@ class Command(DatabaseCommand):
                     "judge-approved refused "
                     f"{'—' if good is None else f'{good:.1%}'} of {line['good']}, off-topic refused "
                     f"{'—' if off is None else f'{off:.1%}'} of {line['off_topic']}"
+                    f" ({line['rotated_on_topic']} rotated drafts left out: from a page relevant to the question)"
                     f"{' (targets met)' if line['met'] else ''}"
                 )
             return
