@@ -335,6 +335,16 @@ RERANK_API = env("RERANK_API", default="cohere")
 RERANK_API_KEY = env("RERANK_API_KEY", default="")
 RERANK_TIMEOUT_S = env.float("RERANK_TIMEOUT_S", default=2.0)
 RERANK_MAX_RETRIES = env.int("RERANK_MAX_RETRIES", default=1)
+# RERANKER=cross-encoder: the folder of a cross-encoder exported for ONNX Runtime (tokenizer.json,
+# config.json, onnx/model.onnx; core/providers/rerank.py), never fetched from a hub. _ONNX names
+# another graph in the folder (e.g. onnx/model_qint8_avx512.onnx); pairs are cut to _MAX_TOKENS
+# tokens and scored _BATCH at a time on RERANK_THREADS threads (as EMBEDDING_THREADS: one per
+# process when several share the cores).
+RERANK_CROSS_ENCODER_PATH = env("RERANK_CROSS_ENCODER_PATH", default="")
+RERANK_CROSS_ENCODER_ONNX = env("RERANK_CROSS_ENCODER_ONNX", default="")
+RERANK_CROSS_ENCODER_MAX_TOKENS = env.int("RERANK_CROSS_ENCODER_MAX_TOKENS", default=512)
+RERANK_CROSS_ENCODER_BATCH = env.int("RERANK_CROSS_ENCODER_BATCH", default=16)
+RERANK_THREADS = env.int("RERANK_THREADS", default=EMBEDDING_THREADS)
 
 # --- Evaluation and background judging ------------------------------------------------------
 # Judge: DeepEval's faithfulness and answer relevancy through any OpenAI-compatible endpoint when

@@ -13,9 +13,17 @@
   are the service's (Cohere and Jina: in [0, 1]; TEI: raw logits unless it was started with
   sigmoid). Failures raise :class:`RerankUnavailable`; the pipeline then keeps the fused order.
 
-A cross-encoder from a local folder (sentence-transformers ``CrossEncoder``) needs PyTorch,
-which is not installable on this project's machines without a multi-GB download: serve such a
-model behind the HTTP shape instead (TEI runs any cross-encoder).
+- :class:`CrossEncoderReranker` (``cross-encoder``): a cross-encoder from the folder the
+  operator names in ``RERANK_CROSS_ENCODER_PATH``, in the layout of a Hugging Face or
+  sentence-transformers ``CrossEncoder`` export: ``tokenizer.json`` (a fast tokenizer),
+  ``config.json`` and an ONNX graph (``onnx/model.onnx`` or ``model.onnx``, as
+  ``CrossEncoder(..., backend="onnx")`` saves and as cross-encoder repositories such as
+  ``cross-encoder/ms-marco-MiniLM-L6-v2`` ship it). It runs on ONNX Runtime with the
+  ``tokenizers`` library: PyTorch, which sentence-transformers needs, is not installable on this
+  project's machines without a multi-GB download, and ONNX Runtime gives the same scores on the
+  CPU. Nothing is ever fetched from a hub. Scores follow sentence-transformers' defaults: one
+  logit → sigmoid, in (0, 1); two logits → softmax probability of label 1; the activation named
+  in ``config.json`` (``sentence_transformers.activation_fn``: Sigmoid or Identity) wins.
 """
 
 from __future__ import annotations
@@ -149,6 +157,109 @@ class HttpReranker:
         return scores
 
 
+CROSS_ENCODER_ONNX_FILES = ("onnx/model.onnx", "model.onnx")  # where exports put the graph, first found wins
+# sentence-transformers' CrossEncoder names its activation by the torch class in config.json
+_ACTIVATIONS = {"Sigmoid": "sigmoid", "Identity": "identity"}
+
+
+class CrossEncoderReranker:
+    """A cross-encoder from a local folder (module docstring), run with ONNX Runtime.
+
+    ``folder``: the model folder (``tokenizer.json``, ``config.json``, an ONNX graph at
+    ``onnx_file`` relative to it, or the first of :data:`CROSS_ENCODER_ONNX_FILES`).
+    ``max_tokens``: a (query, passage) pair is truncated to at most this many tokens, longest
+    part first, as ``CrossEncoder`` does (capped at the model's ``max_position_embeddings``).
+    ``batch_size``: pairs per ONNX call (bounds memory: ``batch × max_tokens`` int64 per input).
+    ``threads``: ONNX Runtime's intra-op threads (1 per process when workers share the cores).
+    ``key``: ``cross-encoder:<folder name>``, recorded on the trace. Raises
+    :class:`RerankUnavailable` when the folder, a file or the graph cannot be used, or the model
+    has more than two output labels (not a relevance model).
+    """
+
+    def __init__(self, *, folder: Path, onnx_file: str = "", max_tokens: int, batch_size: int, threads: int) -> None:
+        import onnxruntime
+        from tokenizers import Tokenizer
+
+        if max_tokens < 8 or batch_size < 1 or threads < 1:
+            raise RerankUnavailable(
+                f"cross-encoder: max_tokens {max_tokens} (>= 8), batch {batch_size}, threads {threads}"
+            )
+        if not folder.is_dir():
+            raise RerankUnavailable(f"cross-encoder folder {folder} does not exist (RERANK_CROSS_ENCODER_PATH)")
+        candidates = [onnx_file] if onnx_file else list(CROSS_ENCODER_ONNX_FILES)
+        graph = next((folder / name for name in candidates if (folder / name).is_file()), None)
+        if graph is None:
+            raise RerankUnavailable(f"cross-encoder folder {folder} holds no ONNX graph ({', '.join(candidates)})")
+        try:
+            config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
+            self._tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
+            options = onnxruntime.SessionOptions()
+            options.intra_op_num_threads = threads
+            options.inter_op_num_threads = 1
+            self._session = onnxruntime.InferenceSession(
+                str(graph), sess_options=options, providers=["CPUExecutionProvider"]
+            )
+        except Exception as exc:  # ONNX Runtime and tokenizers raise classes of their own, with no common base
+            raise RerankUnavailable(f"cross-encoder {folder}: {exc}") from exc
+        labels = len(config.get("id2label") or {}) or int(config.get("num_labels") or 1)
+        if labels > 2:
+            raise RerankUnavailable(f"cross-encoder {folder} has {labels} labels: not a relevance model")
+        named = str((config.get("sentence_transformers") or {}).get("activation_fn") or "").rsplit(".", 1)[-1]
+        self.activation = _ACTIVATIONS.get(named, "sigmoid" if labels == 1 else "softmax")
+        self.labels = labels
+        positions = int(config.get("max_position_embeddings") or max_tokens)
+        self.max_tokens = min(max_tokens, positions)
+        self.batch_size = batch_size
+        self.key = f"cross-encoder:{folder.name}"
+        self._inputs = {i.name for i in self._session.get_inputs()}
+        unknown = self._inputs - {"input_ids", "attention_mask", "token_type_ids"}
+        if unknown or "input_ids" not in self._inputs:
+            raise RerankUnavailable(f"cross-encoder {graph}: unexpected inputs {sorted(self._inputs)}")
+        self._tokenizer.enable_truncation(self.max_tokens, strategy="longest_first")
+        if self._tokenizer.padding is None:
+            pad = next((t for t in ("[PAD]", "<pad>") if self._tokenizer.token_to_id(t) is not None), None)
+            pad_id = self._tokenizer.token_to_id(pad) if pad else int(config.get("pad_token_id") or 0)
+            self._tokenizer.enable_padding(pad_id=pad_id, pad_token=pad or "[PAD]")
+        self._lock = threading.Lock()  # the tokenizer's truncation/padding state is shared
+
+    def logits(self, query: str, texts: Sequence[str]) -> np.ndarray:
+        """Raw logits ``(len(texts), labels)`` float32 of the pairs ``(query, text)``."""
+        rows = []
+        for start in range(0, len(texts), self.batch_size):
+            pairs = [(query, t) for t in texts[start : start + self.batch_size]]
+            with self._lock:
+                encodings = self._tokenizer.encode_batch(pairs)
+            feed = {
+                "input_ids": np.array([e.ids for e in encodings], dtype=np.int64),
+                "attention_mask": np.array([e.attention_mask for e in encodings], dtype=np.int64),
+                "token_type_ids": np.array([e.type_ids for e in encodings], dtype=np.int64),
+            }
+            out = self._session.run(None, {k: v for k, v in feed.items() if k in self._inputs})[0]
+            rows.append(np.asarray(out, dtype=np.float32).reshape(len(pairs), -1))
+        return np.concatenate(rows) if rows else np.zeros((0, self.labels), dtype=np.float32)
+
+    def rerank(self, query: str, candidates: Sequence[RerankCandidate]) -> np.ndarray:
+        """Scores ``(len(candidates),)`` float64: sigmoid of the logit (in (0, 1)), the softmax
+        probability of label 1 for a two-label model, or the raw logit (``Identity``). Raises
+        :class:`RerankUnavailable` when ONNX Runtime fails or the output has another width."""
+        if not candidates:
+            return np.zeros(0)
+        try:
+            z = self.logits(query, [c.text for c in candidates]).astype(np.float64)
+        except Exception as exc:  # ORT's errors have no common public base class
+            raise RerankUnavailable(f"{self.key}: {exc}") from exc
+        if z.shape != (len(candidates), self.labels):
+            raise RerankUnavailable(
+                f"{self.key}: output of shape {z.shape}, expected ({len(candidates)}, {self.labels})"
+            )
+        if self.labels == 2:
+            z = z - z.max(axis=1, keepdims=True)
+            p = np.exp(z)
+            return p[:, 1] / p.sum(axis=1)
+        score = z[:, 0]
+        return score if self.activation == "identity" else 1.0 / (1.0 + np.exp(-score))
+
+
 def feature_model_load(path: Path) -> FeatureReranker:
     """The fitted feature reranker stored at ``path`` (``{"key", "weights", "intercept", …}``).
     Raises :class:`RerankUnavailable` when the file is missing or malformed."""
@@ -159,10 +270,22 @@ def feature_model_load(path: Path) -> FeatureReranker:
         raise RerankUnavailable(f"reranker model {path}: {exc}") from exc
 
 
+Reranker = FeatureReranker | HttpReranker | CrossEncoderReranker
+RERANKER_NAMES = "features-lr, cross-encoder or http:<model>"
+
+
 @lru_cache(maxsize=8)
 def _reranker(
     mtime_ns: int, name: str, path: str, base_url: str, api: str, api_key: str, timeout_s: float, retries: int
-) -> FeatureReranker | HttpReranker:
+) -> Reranker:
+    if name == "cross-encoder":
+        return CrossEncoderReranker(
+            folder=Path(path),
+            onnx_file=settings.RERANK_CROSS_ENCODER_ONNX,
+            max_tokens=settings.RERANK_CROSS_ENCODER_MAX_TOKENS,
+            batch_size=settings.RERANK_CROSS_ENCODER_BATCH,
+            threads=settings.RERANK_THREADS,
+        )
     if name.startswith("http:"):
         return HttpReranker(
             model=name.removeprefix("http:"),
@@ -175,20 +298,29 @@ def _reranker(
     return feature_model_load(Path(path))
 
 
-def reranker_get(name: str) -> FeatureReranker | HttpReranker:
+def reranker_get(name: str) -> Reranker:
     """The process-wide reranker ``name``: ``features-lr`` (the fitted file at
-    ``RERANK_MODEL_PATH``) or ``http:<model>`` (``RERANK_BASE_URL``). Raises
+    ``RERANK_MODEL_PATH``), ``cross-encoder`` (the folder at ``RERANK_CROSS_ENCODER_PATH``) or
+    ``http:<model>`` (``RERANK_BASE_URL``). A changed model file is read again. Raises
     :class:`RerankUnavailable`."""
-    if not name.startswith("http:") and name != "features-lr":
-        raise RerankUnavailable(f"unknown reranker {name!r}: features-lr or http:<model>")
+    if not name.startswith("http:") and name not in ("features-lr", "cross-encoder"):
+        raise RerankUnavailable(f"unknown reranker {name!r}: {RERANKER_NAMES}")
     if name.startswith("http:") and not settings.RERANK_BASE_URL:
         raise RerankUnavailable("RERANK_BASE_URL is not set")
-    path = Path(settings.RERANK_MODEL_PATH)
-    mtime_ns = path.stat().st_mtime_ns if path.exists() else 0  # a refitted file is read again
+    if name == "cross-encoder":
+        if not settings.RERANK_CROSS_ENCODER_PATH:
+            raise RerankUnavailable("RERANK_CROSS_ENCODER_PATH is not set: the folder of a cross-encoder")
+        folder = Path(settings.RERANK_CROSS_ENCODER_PATH)
+        names = (settings.RERANK_CROSS_ENCODER_ONNX, *CROSS_ENCODER_ONNX_FILES, "tokenizer.json", "config.json")
+        stamps = [(folder / n).stat().st_mtime_ns for n in names if n and (folder / n).is_file()]
+        path, mtime_ns = folder, max(stamps, default=0)
+    else:
+        path = Path(settings.RERANK_MODEL_PATH)
+        mtime_ns = path.stat().st_mtime_ns if path.exists() else 0  # a refitted file is read again
     return _reranker(
         mtime_ns,
         name,
-        str(settings.RERANK_MODEL_PATH),
+        str(path),
         settings.RERANK_BASE_URL,
         settings.RERANK_API,
         settings.RERANK_API_KEY,

@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import json
 import math
+import os
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from core.providers.rerank import (
+    CrossEncoderReranker,
     FeatureReranker,
     HttpReranker,
     RerankCandidate,
@@ -18,6 +20,7 @@ from core.providers.rerank import (
     feature_model_load,
     reranker_get,
 )
+from tests.cross_encoder_model import cross_encoder_save, expected_logit
 from tests.rerank_server import RerankServer
 
 DOCS = [
@@ -90,7 +93,107 @@ def test_http_reranker_failures_raise() -> None:
 
 def test_reranker_get_validates_names(settings) -> None:  # type: ignore[no-untyped-def]
     with pytest.raises(RerankUnavailable, match="unknown reranker"):
+        reranker_get("bge-reranker")
+    settings.RERANK_CROSS_ENCODER_PATH = ""
+    with pytest.raises(RerankUnavailable, match="RERANK_CROSS_ENCODER_PATH"):
         reranker_get("cross-encoder")
     settings.RERANK_BASE_URL = ""
     with pytest.raises(RerankUnavailable, match="RERANK_BASE_URL"):
         reranker_get("http:tiny")
+
+
+def _sigmoid(z: float) -> float:
+    return 1.0 / (1.0 + math.exp(-z))
+
+
+@pytest.fixture(scope="module")
+def tiny_cross_encoder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The tiny cross-encoder of ``tests/cross_encoder_model.py``, built and saved once."""
+    return cross_encoder_save(tmp_path_factory.mktemp("models") / "tiny-ce")
+
+
+def test_a_cross_encoder_from_a_folder_scores_query_passage_pairs(tiny_cross_encoder: Path) -> None:
+    """GIVEN a cross-encoder saved in a folder (tokenizer.json, config.json, onnx/model.onnx)
+    WHEN it scores a query against three passages, in batches of 2 (so one batch is padded)
+    THEN each score is the sigmoid of the model's logit for (query, passage) as a pair, computed
+    by hand, the best passage first, and the batch size does not change a score."""
+    reranker = CrossEncoderReranker(folder=tiny_cross_encoder, max_tokens=512, batch_size=2, threads=1)
+    query = "visiting hours maternity"
+    scores = reranker.rerank(query, [RerankCandidate(text=t) for t in DOCS])
+    assert reranker.key == "cross-encoder:tiny-ce" and reranker.activation == "sigmoid"
+    assert scores.shape == (3,) and scores.dtype == np.float64
+    assert scores == pytest.approx([_sigmoid(expected_logit(query, t)) for t in DOCS], abs=1e-6)
+    assert list(np.argsort(-scores)) == [1, 2, 0]
+    whole = CrossEncoderReranker(folder=tiny_cross_encoder, max_tokens=512, batch_size=16, threads=1)
+    assert whole.rerank(query, [RerankCandidate(text=t) for t in DOCS]) == pytest.approx(scores, abs=1e-6)
+    # The passage is the second segment (token type 1): a passage equal to the query scores
+    # SCALE + BIAS; with the type ids lost (all 0) the passage side would be empty (BIAS).
+    assert whole.logits(query, [query])[0, 0] == pytest.approx(expected_logit(query, query), abs=1e-5)
+    assert reranker.rerank(query, []).shape == (0,)
+
+
+def test_a_cross_encoder_truncates_long_pairs_to_its_positions(tmp_path: Path) -> None:
+    """GIVEN a model with 16 positions and a passage of 60 words WHEN scored with max_tokens 512
+    THEN the pair is cut to the model's 16 tokens (longest part first), not an error, and the
+    score is that of the truncated passage."""
+    folder = cross_encoder_save(tmp_path / "short", positions=16)
+    reranker = CrossEncoderReranker(folder=folder, max_tokens=512, batch_size=4, threads=1)
+    assert reranker.max_tokens == 16
+    passage = " ".join(["parking"] * 30 + ["maternity"] * 30)
+    (score,) = reranker.rerank("maternity ward", [RerankCandidate(text=passage)])
+    # 16 tokens: [CLS] maternity ward [SEP] + 11 passage tokens + [SEP]; all of them 'parking'.
+    assert score == pytest.approx(_sigmoid(expected_logit("maternity ward", "parking " * 11)), abs=1e-6)
+
+
+def test_a_two_label_cross_encoder_scores_the_probability_of_label_1(tmp_path: Path) -> None:
+    """GIVEN a two-label model (logits −z, z) WHEN scored THEN the score is softmax(label 1) =
+    sigmoid(2z); an Identity activation gives the raw logit."""
+    two = CrossEncoderReranker(
+        folder=cross_encoder_save(tmp_path / "two", labels=2), max_tokens=64, batch_size=8, threads=1
+    )
+    query = "heart failure symptoms"
+    texts = ["symptoms of heart failure", "parking is free"]
+    assert two.rerank(query, [RerankCandidate(text=t) for t in texts]) == pytest.approx(
+        [_sigmoid(2 * expected_logit(query, t)) for t in texts], abs=1e-6
+    )
+    raw = CrossEncoderReranker(
+        folder=cross_encoder_save(tmp_path / "raw", activation="Identity"), max_tokens=64, batch_size=8, threads=1
+    )
+    assert raw.rerank(query, [RerankCandidate(text=t) for t in texts]) == pytest.approx(
+        [expected_logit(query, t) for t in texts], abs=1e-5
+    )
+
+
+def test_a_cross_encoder_folder_that_cannot_be_used_raises(tmp_path: Path, tiny_cross_encoder: Path) -> None:
+    with pytest.raises(RerankUnavailable, match="does not exist"):
+        CrossEncoderReranker(folder=tmp_path / "none", max_tokens=64, batch_size=8, threads=1)
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    with pytest.raises(RerankUnavailable, match="no ONNX graph"):
+        CrossEncoderReranker(folder=empty, max_tokens=64, batch_size=8, threads=1)
+    broken = cross_encoder_save(tmp_path / "broken")
+    (broken / "onnx" / "model.onnx").write_bytes(b"not a graph")
+    with pytest.raises(RerankUnavailable, match="broken"):
+        CrossEncoderReranker(folder=broken, max_tokens=64, batch_size=8, threads=1)
+    many = cross_encoder_save(tmp_path / "many")
+    config = json.loads((many / "config.json").read_text())
+    config["id2label"] = {"0": "a", "1": "b", "2": "c"}
+    (many / "config.json").write_text(json.dumps(config))
+    with pytest.raises(RerankUnavailable, match="3 labels"):
+        CrossEncoderReranker(folder=many, max_tokens=64, batch_size=8, threads=1)
+    with pytest.raises(RerankUnavailable, match="no ONNX graph"):
+        CrossEncoderReranker(
+            folder=tiny_cross_encoder, onnx_file="onnx/other.onnx", max_tokens=64, batch_size=8, threads=1
+        )
+
+
+def test_reranker_get_loads_the_operators_cross_encoder_once(settings, tiny_cross_encoder: Path) -> None:  # type: ignore[no-untyped-def]
+    """GIVEN RERANK_CROSS_ENCODER_PATH names the folder WHEN the reranker is asked for twice THEN
+    the same loaded model serves both; a replaced graph file is loaded again."""
+    settings.RERANK_CROSS_ENCODER_PATH = str(tiny_cross_encoder)
+    first = reranker_get("cross-encoder")
+    assert isinstance(first, CrossEncoderReranker) and reranker_get("cross-encoder") is first
+    graph = tiny_cross_encoder / "onnx" / "model.onnx"
+    stat = graph.stat()
+    os.utime(graph, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000_000))
+    assert reranker_get("cross-encoder") is not first

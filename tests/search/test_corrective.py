@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import pytest
@@ -196,6 +197,37 @@ def test_source_priority_ranks_the_hospitals_own_page_first() -> None:
     # A medical question's intent does not want the hospital's own pages by default: no boost.
     assert "condition_or_symptom" not in base.source_authority_intents
     assert first_rank(base.with_overrides(source_authority_weight=3.0)) == without
+
+
+def test_a_cross_encoder_from_a_local_folder_orders_the_pipelines_candidates(settings, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """GIVEN a cross-encoder saved in a folder (the tests' tiny ONNX model) as the reranker
+    WHEN a question is asked, and again after the folder is emptied
+    THEN the candidates come back ordered by the model's own scores of (question, title + text),
+    the trace names the model, and without it the fused order is kept with the error on the
+    trace and the question is still answered."""
+    import shutil
+
+    from tests.cross_encoder_model import cross_encoder_save, expected_logit
+
+    folder = cross_encoder_save(tmp_path / "tiny-ce", positions=4096)  # whole chunks: no truncation
+    settings.RERANK_CROSS_ENCODER_PATH = str(folder)
+    settings.RERANK_CROSS_ENCODER_MAX_TOKENS = 4096
+    config = pipeline_config_default().with_overrides(reranker="cross-encoder", crag_enabled=False, rerank_languages=())
+    state = pipeline_run(request=SearchRequest(question=QUESTION, language="en"), config=config)
+    assert state.trace.retrieval.reranker == "cross-encoder:tiny-ce" and not state.trace.retrieval.rerank_error
+    assert len(state.fused) == config.top_k and len(state.rerank) >= config.top_k
+    scores = [state.rerank[i] for i, _ in state.fused]
+    assert scores == sorted(scores, reverse=True)
+    for i, _ in state.fused:  # the model's score of the pair, by hand
+        chunk = state.chunks[i]
+        query = state.search_query or state.question
+        logit = expected_logit(query, f"{chunk.document.title}\n{chunk.text}")
+        assert state.rerank[i] == pytest.approx(1 / (1 + math.exp(-logit)), abs=1e-5)
+    shutil.rmtree(folder)
+    down = pipeline_run(request=SearchRequest(question=QUESTION, language="en"), config=config)
+    assert "no such" in down.trace.retrieval.rerank_error or "does not exist" in down.trace.retrieval.rerank_error
+    assert not down.rerank and len(down.fused) == config.top_k
+    assert down.outcome in (Outcome.ANSWERED, Outcome.GATE_REJECTED)
 
 
 def test_an_http_reranker_orders_the_pipelines_candidates(settings) -> None:  # type: ignore[no-untyped-def]

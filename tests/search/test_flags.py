@@ -33,6 +33,31 @@ def test_migrate_created_a_row_for_every_flag() -> None:
     assert set(PipelineFlag.objects.filter(model_key="").values_list("name", flat=True)) == set(FLAGS)
 
 
+def test_changing_the_reranker_brings_its_own_calibration(settings) -> None:  # type: ignore[no-untyped-def]
+    """GIVEN the feature reranker with CRAG thresholds from its model file WHEN a configuration
+    switches to another scorer THEN CRAG's thresholds and languages are that scorer's (none for
+    an uncalibrated cross-encoder), back again when switched back, and values set in the same
+    change win."""
+    import json
+    from pathlib import Path
+
+    settings.RERANKER = "features-lr"
+    crag = json.loads(Path(settings.RERANK_MODEL_PATH).read_text())["crag"]
+    base = pipeline_config_settings()
+    assert base.crag_upper == crag["crag_upper"] and base.rerank_languages == tuple(crag["rerank_languages"])
+    other = base.with_overrides(reranker="cross-encoder")
+    assert other.crag_upper is None and other.crag_lower is None and other.rerank_languages == ()
+    back = other.with_overrides(reranker="features-lr")
+    assert (back.crag_upper, back.crag_lower, back.rerank_languages) == (
+        base.crag_upper,
+        base.crag_lower,
+        base.rerank_languages,
+    )
+    chosen = base.with_overrides(reranker="cross-encoder", crag_upper=0.8, crag_lower=0.2)
+    assert (chosen.crag_upper, chosen.crag_lower) == (0.8, 0.2)
+    assert base.with_overrides(top_k=5).crag_upper == base.crag_upper  # other changes leave it
+
+
 def test_text_values_are_read_by_the_field_type() -> None:
     assert config_value_parse(name="crag_bypass_languages", raw=" nl, en ,") == ("nl", "en")
     assert config_value_parse(name="crag_upper", raw="default") is None

@@ -69,7 +69,8 @@ class PipelineConfig(BaseModel):
       hospital's own pages: measured, a boost for every question pulls Dutch hospital pages
       above the right general page for Dutch medical questions). The reranker also reads the
       priority (its features ``priority`` and ``priority_for_intent``).
-    - ``reranker``: ``features-lr`` (offline), ``http:<model>`` or "" (fused order); the
+    - ``reranker``: ``features-lr`` (offline), ``cross-encoder`` (``RERANK_CROSS_ENCODER_PATH``),
+      ``http:<model>`` or "" (fused order); the
       fusion keeps ``rerank_depth`` candidates, the reranker keeps ``top_k`` (design: 20 → 10).
       "Think harder" (a request flag, or CRAG's refinement): ``think_harder_candidates`` per
       retriever, reranked, ``think_harder_top_k`` kept (design: 100 → 20).
@@ -224,7 +225,16 @@ class PipelineConfig(BaseModel):
 
     def with_overrides(self, **changes: Any) -> PipelineConfig:
         """A validated copy with ``changes`` applied; raises :class:`ConfigInvalid` for an
-        unknown field or a value of the wrong type."""
+        unknown field or a value of the wrong type.
+
+        A change of ``reranker`` brings the new scorer's own calibration
+        (:func:`reranker_config`: CRAG's thresholds and the languages it serves, or none) for the
+        fields of :data:`RERANKER_CALIBRATED` that ``changes`` does not set itself: thresholds
+        are per scorer, and another scorer's would be read on the wrong scale."""
+        if "reranker" in changes and changes["reranker"] != self.reranker:
+            calibrated = reranker_config(str(changes["reranker"]), embedding_model=self.embedding_model)
+            defaults = {name: type(self).model_fields[name].default for name in RERANKER_CALIBRATED}
+            changes = {**defaults, **{k: v for k, v in calibrated.items() if k != "reranker"}, **changes}
         return self.from_values({**self.as_dict(), **changes})
 
     def with_override_pairs(self, pairs: list[str]) -> PipelineConfig:
@@ -347,6 +357,10 @@ def gate_threshold_for(model_key: str) -> float:
     return float(settings.GATE_THRESHOLDS.get(model_key, settings.GATE_THRESHOLD_DEFAULT))
 
 
+# The fields a reranker's calibration sets (its model file's ``crag`` entry).
+RERANKER_CALIBRATED = ("crag_upper", "crag_lower", "crag_bypass_languages", "rerank_languages")
+
+
 def reranker_config(name: str, *, embedding_model: str) -> dict[str, Any]:
     """The reranker fields of a live :class:`PipelineConfig` for reranker ``name``.
 
@@ -373,9 +387,8 @@ def reranker_config(name: str, *, embedding_model: str) -> dict[str, Any]:
     bounds = [crag.get(k, 0.0) for k in ("crag_upper", "crag_lower")]
     if not all(isinstance(v, int | float) and 0.0 <= v <= 1.0 for v in bounds):
         return {"reranker": name}  # out of range: no calibration rather than failing every request
-    keys = ("crag_upper", "crag_lower", "crag_bypass_languages", "rerank_languages")
     return {"reranker": name} | {
-        k: (tuple(crag[k]) if k.endswith("_languages") else crag[k]) for k in keys if k in crag
+        k: (tuple(crag[k]) if k.endswith("_languages") else crag[k]) for k in RERANKER_CALIBRATED if k in crag
     }
 
 

@@ -54,7 +54,11 @@ _SPECS = (
     FlagSpec("source_authority_enabled", "source authority", "Weigh sources by the priority editors gave them."),
     FlagSpec("source_authority_weight", "source authority", "Strength of the source priority in fusion."),
     FlagSpec("source_authority_intents", "source authority", "Intents whose questions get the source priority (comma separated)."),
-    FlagSpec("reranker", "reranking", "Reranker: features-lr (offline), http:<model>, or empty for the fused order."),
+    FlagSpec(
+        "reranker",
+        "reranking",
+        "Reranker: features-lr (offline), cross-encoder (the local model folder), http:<model>, or empty for the fused order.",
+    ),
     FlagSpec("rerank_depth", "reranking", "Fused candidates handed to the reranker."),
     FlagSpec("think_harder_candidates", "reranking", "Hits per retriever when thinking harder."),
     FlagSpec("think_harder_top_k", "reranking", "Candidates kept when thinking harder."),
