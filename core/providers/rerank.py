@@ -158,22 +158,62 @@ class HttpReranker:
 
 
 CROSS_ENCODER_ONNX_FILES = ("onnx/model.onnx", "model.onnx")  # where exports put the graph, first found wins
-# sentence-transformers' CrossEncoder names its activation by the torch class in config.json
-_ACTIVATIONS = {"Sigmoid": "sigmoid", "Identity": "identity"}
+# sentence-transformers names a CrossEncoder's activation by its torch class in config.json:
+# ``sentence_transformers.activation_fn`` (v4 and later) or ``sbert_ce_default_activation_function``
+# (older exports, e.g. cross-encoder/ms-marco-MiniLM-L6-v2: Identity, raw logits).
+_ACTIVATIONS = {"Sigmoid": "sigmoid", "Identity": "identity", "Tanh": "tanh"}
+# Models whose position table holds two more rows than usable tokens (padding offset).
+_POSITION_OFFSET = {"roberta": 2, "xlm-roberta": 2, "camembert": 2}
+_NO_LIMIT = 1_000_000  # transformers' "no limit" model_max_length is ~1e30
+
+
+def cross_encoder_limits(folder: Path, config: dict[str, Any]) -> tuple[int, str]:
+    """``(usable tokens per pair, activation)`` of the cross-encoder in ``folder``.
+
+    Tokens: ``model_max_length`` of ``tokenizer_config.json`` when it sets one (what
+    sentence-transformers truncates to), else ``max_position_embeddings`` less the padding
+    offset of RoBERTa-style models (514 → 512). Activation: ``sigmoid``, ``identity`` or
+    ``tanh`` as ``config.json`` names it, else sentence-transformers' default (sigmoid for one
+    label, ``softmax`` over two). Raises :class:`RerankUnavailable` for another activation."""
+    limit = 0
+    try:
+        tokenizer_config = json.loads((folder / "tokenizer_config.json").read_text(encoding="utf-8"))
+        limit = int(tokenizer_config.get("model_max_length") or 0)
+    except (OSError, ValueError, TypeError):
+        pass
+    if not 0 < limit < _NO_LIMIT:
+        positions = int(config.get("max_position_embeddings") or 512)
+        limit = positions - _POSITION_OFFSET.get(str(config.get("model_type") or ""), 0)
+    named = (config.get("sentence_transformers") or {}).get("activation_fn") or config.get(
+        "sbert_ce_default_activation_function"
+    )
+    labels = len(config.get("id2label") or {}) or int(config.get("num_labels") or 1)
+    if not named:
+        return limit, "sigmoid" if labels == 1 else "softmax"
+    short = str(named).rsplit(".", 1)[-1]
+    if short not in _ACTIVATIONS:
+        raise RerankUnavailable(
+            f"cross-encoder {folder}: activation {named} is not supported ({', '.join(_ACTIVATIONS)})"
+        )
+    return limit, _ACTIVATIONS[short]
 
 
 class CrossEncoderReranker:
     """A cross-encoder from a local folder (module docstring), run with ONNX Runtime.
 
-    ``folder``: the model folder (``tokenizer.json``, ``config.json``, an ONNX graph at
-    ``onnx_file`` relative to it, or the first of :data:`CROSS_ENCODER_ONNX_FILES`).
+    ``folder``: the model folder (``tokenizer.json``, ``config.json``, optionally
+    ``tokenizer_config.json``, an ONNX graph at ``onnx_file`` relative to it, or the first of
+    :data:`CROSS_ENCODER_ONNX_FILES`). BERT-style graphs read ``input_ids``, ``attention_mask``
+    and ``token_type_ids``; XLM-R-style ones have no ``token_type_ids`` (both work).
     ``max_tokens``: a (query, passage) pair is truncated to at most this many tokens, longest
-    part first, as ``CrossEncoder`` does (capped at the model's ``max_position_embeddings``).
+    part first, as ``CrossEncoder`` does, and never beyond the model's own limit
+    (:func:`cross_encoder_limits`). Batches are padded to their longest pair only.
     ``batch_size``: pairs per ONNX call (bounds memory: ``batch × max_tokens`` int64 per input).
     ``threads``: ONNX Runtime's intra-op threads (1 per process when workers share the cores).
-    ``key``: ``cross-encoder:<folder name>``, recorded on the trace. Raises
-    :class:`RerankUnavailable` when the folder, a file or the graph cannot be used, or the model
-    has more than two output labels (not a relevance model).
+    ``key``: ``cross-encoder:<folder name>``, recorded on the trace. Thread-safe (ONNX Runtime's
+    ``run`` and the tokenizer's ``encode_batch`` are; nothing is changed after construction).
+    Raises :class:`RerankUnavailable` when the folder, a file or the graph cannot be used, the
+    activation is unknown, or the model has more than two output labels (not a relevance model).
     """
 
     def __init__(self, *, folder: Path, onnx_file: str = "", max_tokens: int, batch_size: int, threads: int) -> None:
@@ -204,11 +244,9 @@ class CrossEncoderReranker:
         labels = len(config.get("id2label") or {}) or int(config.get("num_labels") or 1)
         if labels > 2:
             raise RerankUnavailable(f"cross-encoder {folder} has {labels} labels: not a relevance model")
-        named = str((config.get("sentence_transformers") or {}).get("activation_fn") or "").rsplit(".", 1)[-1]
-        self.activation = _ACTIVATIONS.get(named, "sigmoid" if labels == 1 else "softmax")
+        limit, self.activation = cross_encoder_limits(folder, config)
         self.labels = labels
-        positions = int(config.get("max_position_embeddings") or max_tokens)
-        self.max_tokens = min(max_tokens, positions)
+        self.max_tokens = min(max_tokens, limit)
         self.batch_size = batch_size
         self.key = f"cross-encoder:{folder.name}"
         self._inputs = {i.name for i in self._session.get_inputs()}
@@ -216,19 +254,22 @@ class CrossEncoderReranker:
         if unknown or "input_ids" not in self._inputs:
             raise RerankUnavailable(f"cross-encoder {graph}: unexpected inputs {sorted(self._inputs)}")
         self._tokenizer.enable_truncation(self.max_tokens, strategy="longest_first")
-        if self._tokenizer.padding is None:
-            pad = next((t for t in ("[PAD]", "<pad>") if self._tokenizer.token_to_id(t) is not None), None)
-            pad_id = self._tokenizer.token_to_id(pad) if pad else int(config.get("pad_token_id") or 0)
-            self._tokenizer.enable_padding(pad_id=pad_id, pad_token=pad or "[PAD]")
-        self._lock = threading.Lock()  # the tokenizer's truncation/padding state is shared
+        # Pad each batch to its longest pair: exports often carry a fixed padding length (512).
+        padding = self._tokenizer.padding or {}
+        pad = padding.get("pad_token") or next(
+            (t for t in ("[PAD]", "<pad>") if self._tokenizer.token_to_id(t) is not None), "[PAD]"
+        )
+        pad_id = padding.get("pad_id", self._tokenizer.token_to_id(pad))
+        if pad_id is None:
+            pad_id = int(config.get("pad_token_id") or 0)
+        self._tokenizer.enable_padding(pad_id=pad_id, pad_token=pad, length=None)
 
     def logits(self, query: str, texts: Sequence[str]) -> np.ndarray:
         """Raw logits ``(len(texts), labels)`` float32 of the pairs ``(query, text)``."""
         rows = []
         for start in range(0, len(texts), self.batch_size):
             pairs = [(query, t) for t in texts[start : start + self.batch_size]]
-            with self._lock:
-                encodings = self._tokenizer.encode_batch(pairs)
+            encodings = self._tokenizer.encode_batch(pairs)
             feed = {
                 "input_ids": np.array([e.ids for e in encodings], dtype=np.int64),
                 "attention_mask": np.array([e.attention_mask for e in encodings], dtype=np.int64),
@@ -239,9 +280,10 @@ class CrossEncoderReranker:
         return np.concatenate(rows) if rows else np.zeros((0, self.labels), dtype=np.float32)
 
     def rerank(self, query: str, candidates: Sequence[RerankCandidate]) -> np.ndarray:
-        """Scores ``(len(candidates),)`` float64: sigmoid of the logit (in (0, 1)), the softmax
-        probability of label 1 for a two-label model, or the raw logit (``Identity``). Raises
-        :class:`RerankUnavailable` when ONNX Runtime fails or the output has another width."""
+        """Scores ``(len(candidates),)`` float64: for one label the activation of the logit
+        (sigmoid: (0, 1); tanh: (−1, 1); identity: the raw logit), for two labels the softmax
+        probability of label 1. Raises :class:`RerankUnavailable` when ONNX Runtime fails or
+        the output has another width."""
         if not candidates:
             return np.zeros(0)
         try:
@@ -257,7 +299,9 @@ class CrossEncoderReranker:
             p = np.exp(z)
             return p[:, 1] / p.sum(axis=1)
         score = z[:, 0]
-        return score if self.activation == "identity" else 1.0 / (1.0 + np.exp(-score))
+        if self.activation == "identity":
+            return score
+        return np.tanh(score) if self.activation == "tanh" else 1.0 / (1.0 + np.exp(-score))
 
 
 def feature_model_load(path: Path) -> FeatureReranker:
@@ -274,18 +318,20 @@ Reranker = FeatureReranker | HttpReranker | CrossEncoderReranker
 RERANKER_NAMES = "features-lr, cross-encoder or http:<model>"
 
 
+@lru_cache(maxsize=1)  # one cross-encoder in memory per process: a replaced or reconfigured one is dropped
+def _cross_encoder(
+    mtime_ns: int, folder: str, onnx_file: str, max_tokens: int, batch_size: int, threads: int
+) -> CrossEncoderReranker:
+    # mtime_ns is part of the key only: a replaced file loads the model again.
+    return CrossEncoderReranker(
+        folder=Path(folder), onnx_file=onnx_file, max_tokens=max_tokens, batch_size=batch_size, threads=threads
+    )
+
+
 @lru_cache(maxsize=8)
 def _reranker(
     mtime_ns: int, name: str, path: str, base_url: str, api: str, api_key: str, timeout_s: float, retries: int
 ) -> Reranker:
-    if name == "cross-encoder":
-        return CrossEncoderReranker(
-            folder=Path(path),
-            onnx_file=settings.RERANK_CROSS_ENCODER_ONNX,
-            max_tokens=settings.RERANK_CROSS_ENCODER_MAX_TOKENS,
-            batch_size=settings.RERANK_CROSS_ENCODER_BATCH,
-            threads=settings.RERANK_THREADS,
-        )
     if name.startswith("http:"):
         return HttpReranker(
             model=name.removeprefix("http:"),
@@ -312,11 +358,19 @@ def reranker_get(name: str) -> Reranker:
             raise RerankUnavailable("RERANK_CROSS_ENCODER_PATH is not set: the folder of a cross-encoder")
         folder = Path(settings.RERANK_CROSS_ENCODER_PATH)
         names = (settings.RERANK_CROSS_ENCODER_ONNX, *CROSS_ENCODER_ONNX_FILES, "tokenizer.json", "config.json")
-        stamps = [(folder / n).stat().st_mtime_ns for n in names if n and (folder / n).is_file()]
-        path, mtime_ns = folder, max(stamps, default=0)
-    else:
-        path = Path(settings.RERANK_MODEL_PATH)
-        mtime_ns = path.stat().st_mtime_ns if path.exists() else 0  # a refitted file is read again
+        stamp = max(
+            (folder.joinpath(n).stat().st_mtime_ns for n in names if n and folder.joinpath(n).is_file()), default=0
+        )
+        return _cross_encoder(
+            stamp,
+            str(folder),
+            settings.RERANK_CROSS_ENCODER_ONNX,
+            settings.RERANK_CROSS_ENCODER_MAX_TOKENS,
+            settings.RERANK_CROSS_ENCODER_BATCH,
+            settings.RERANK_THREADS,
+        )
+    path = Path(settings.RERANK_MODEL_PATH)
+    mtime_ns = path.stat().st_mtime_ns if path.exists() else 0  # a refitted file is read again
     return _reranker(
         mtime_ns,
         name,

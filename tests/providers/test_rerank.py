@@ -114,18 +114,20 @@ def tiny_cross_encoder(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def test_a_cross_encoder_from_a_folder_scores_query_passage_pairs(tiny_cross_encoder: Path) -> None:
     """GIVEN a cross-encoder saved in a folder (tokenizer.json, config.json, onnx/model.onnx)
-    WHEN it scores a query against three passages, in batches of 2 (so one batch is padded)
+    WHEN it scores a query against four passages, in batches of 2 (so short passages are padded)
     THEN each score is the sigmoid of the model's logit for (query, passage) as a pair, computed
-    by hand, the best passage first, and the batch size does not change a score."""
+    by hand, the best passage first, and the batch size does not change a score (the padding is
+    masked: the padding token has an embedding of its own in this model)."""
     reranker = CrossEncoderReranker(folder=tiny_cross_encoder, max_tokens=512, batch_size=2, threads=1)
     query = "visiting hours maternity"
-    scores = reranker.rerank(query, [RerankCandidate(text=t) for t in DOCS])
+    texts = [*DOCS, "Maternity: visiting hours."]
+    scores = reranker.rerank(query, [RerankCandidate(text=t) for t in texts])
     assert reranker.key == "cross-encoder:tiny-ce" and reranker.activation == "sigmoid"
-    assert scores.shape == (3,) and scores.dtype == np.float64
-    assert scores == pytest.approx([_sigmoid(expected_logit(query, t)) for t in DOCS], abs=1e-6)
-    assert list(np.argsort(-scores)) == [1, 2, 0]
+    assert scores.shape == (4,) and scores.dtype == np.float64
+    assert scores == pytest.approx([_sigmoid(expected_logit(query, t)) for t in texts], abs=1e-6)
+    assert list(np.argsort(-scores)) == [3, 1, 2, 0]
     whole = CrossEncoderReranker(folder=tiny_cross_encoder, max_tokens=512, batch_size=16, threads=1)
-    assert whole.rerank(query, [RerankCandidate(text=t) for t in DOCS]) == pytest.approx(scores, abs=1e-6)
+    assert whole.rerank(query, [RerankCandidate(text=t) for t in texts]) == pytest.approx(scores, abs=1e-6)
     # The passage is the second segment (token type 1): a passage equal to the query scores
     # SCALE + BIAS; with the type ids lost (all 0) the passage side would be empty (BIAS).
     assert whole.logits(query, [query])[0, 0] == pytest.approx(expected_logit(query, query), abs=1e-5)
@@ -162,6 +164,48 @@ def test_a_two_label_cross_encoder_scores_the_probability_of_label_1(tmp_path: P
     assert raw.rerank(query, [RerankCandidate(text=t) for t in texts]) == pytest.approx(
         [expected_logit(query, t) for t in texts], abs=1e-5
     )
+
+
+def test_an_older_export_names_its_activation_under_the_old_key(tmp_path: Path) -> None:
+    """GIVEN config.json with sentence-transformers' older key (as cross-encoder/ms-marco-MiniLM-L6-v2
+    has: ``sbert_ce_default_activation_function`` = Identity) WHEN scored THEN raw logits, as
+    sentence-transformers returns them; an activation the code does not know is refused."""
+    folder = cross_encoder_save(
+        tmp_path / "old", activation="Identity", activation_key="sbert_ce_default_activation_function"
+    )
+    old = CrossEncoderReranker(folder=folder, max_tokens=64, batch_size=8, threads=1)
+    assert old.activation == "identity"
+    assert old.rerank("heart failure", [RerankCandidate(text="heart failure symptoms")]) == pytest.approx(
+        [expected_logit("heart failure", "heart failure symptoms")], abs=1e-5
+    )
+    unknown = cross_encoder_save(tmp_path / "relu", activation="ReLU")
+    with pytest.raises(RerankUnavailable, match="ReLU"):
+        CrossEncoderReranker(folder=unknown, max_tokens=64, batch_size=8, threads=1)
+
+
+def test_an_xlm_r_style_cross_encoder_without_token_types(tmp_path: Path) -> None:
+    """GIVEN a multilingual-style export (XLM-R: Unigram tokenizer, ``<s> q </s></s> p </s>``,
+    ``<pad>`` = 1, no ``token_type_ids`` input, 2 more positions than usable tokens) WHEN it
+    scores passages of different lengths in one padded batch THEN each score is the hand
+    computation, and the usable length is 512 of 514 positions."""
+    folder = cross_encoder_save(tmp_path / "xlmr", style="xlmr", positions=512)
+    reranker = CrossEncoderReranker(folder=folder, max_tokens=4096, batch_size=8, threads=1)
+    assert reranker.max_tokens == 512
+    query = "visiting hours maternity"
+    texts = ["visiting hours on the maternity ward", "parking is free", "visiting hours in intensive care two visitors"]
+    assert reranker.rerank(query, [RerankCandidate(text=t) for t in texts]) == pytest.approx(
+        [_sigmoid(expected_logit(query, t)) for t in texts], abs=1e-6
+    )
+
+
+def test_tokenizer_config_sets_the_usable_length(tmp_path: Path) -> None:
+    """GIVEN tokenizer_config.json with model_max_length 16 (what sentence-transformers truncates
+    to) and 64 positions WHEN loaded THEN pairs are cut to 16 tokens."""
+    folder = cross_encoder_save(tmp_path / "cfg", positions=64)
+    (folder / "tokenizer_config.json").write_text(json.dumps({"model_max_length": 16}))
+    assert CrossEncoderReranker(folder=folder, max_tokens=512, batch_size=8, threads=1).max_tokens == 16
+    (folder / "tokenizer_config.json").write_text(json.dumps({"model_max_length": 1e30}))  # "no limit"
+    assert CrossEncoderReranker(folder=folder, max_tokens=512, batch_size=8, threads=1).max_tokens == 64
 
 
 def test_a_cross_encoder_folder_that_cannot_be_used_raises(tmp_path: Path, tiny_cross_encoder: Path) -> None:

@@ -12,6 +12,7 @@ from zolsearch.search.config import (
     ConfigInvalid,
     PipelineConfig,
     config_value_parse,
+    flags_apply,
     pipeline_config_default,
     pipeline_config_settings,
 )
@@ -56,6 +57,11 @@ def test_changing_the_reranker_brings_its_own_calibration(settings) -> None:  # 
     chosen = base.with_overrides(reranker="cross-encoder", crag_upper=0.8, crag_lower=0.2)
     assert (chosen.crag_upper, chosen.crag_lower) == (0.8, 0.2)
     assert base.with_overrides(top_k=5).crag_upper == base.crag_upper  # other changes leave it
+    # Flag rows: one row out of range is skipped; the others apply together, so a reranker row
+    # does not reset a threshold row that comes before it.
+    rows = {"crag_upper": 0.7, "reranker": "cross-encoder", "rerank_depth": -1}
+    applied = flags_apply(base, rows)
+    assert (applied.crag_upper, applied.reranker, applied.rerank_depth) == (0.7, "cross-encoder", base.rerank_depth)
 
 
 def test_text_values_are_read_by_the_field_type() -> None:

@@ -7,6 +7,7 @@ this object is stored on every ``Answer`` so runs can be grouped by exact config
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import logging
@@ -233,6 +234,10 @@ class PipelineConfig(BaseModel):
         are per scorer, and another scorer's would be read on the wrong scale."""
         if "reranker" in changes and changes["reranker"] != self.reranker:
             calibrated = reranker_config(str(changes["reranker"]), embedding_model=self.embedding_model)
+            if calibrated["reranker"] != changes["reranker"]:
+                raise ConfigInvalid(
+                    f"reranker {changes['reranker']!r} was fitted on another embedding model than {self.embedding_model}"
+                )
             defaults = {name: type(self).model_fields[name].default for name in RERANKER_CALIBRATED}
             changes = {**defaults, **{k: v for k, v in calibrated.items() if k != "reranker"}, **changes}
         return self.from_values({**self.as_dict(), **changes})
@@ -401,11 +406,23 @@ def flags_apply(config: PipelineConfig, values: dict[str, Any]) -> PipelineConfi
     try:
         return config.with_overrides(**values)
     except ConfigInvalid:
+        valid = {}
         for name, value in values.items():
             try:
-                config = config.with_overrides(**{name: value})
+                config.with_overrides(**{name: value})
             except ConfigInvalid as exc:
                 logger.error("pipeline flag %s=%r ignored: %s", name, value, exc)
+            else:
+                valid[name] = value
+        # The valid rows together, as without the bad one (a reranker row must not reset the
+        # CRAG thresholds of rows applied before it); one by one if only some fit together.
+        try:
+            return config.with_overrides(**valid)
+        except ConfigInvalid as exc:
+            logger.error("pipeline flags %s do not fit together: %s", sorted(valid), exc)
+        for name, value in valid.items():
+            with contextlib.suppress(ConfigInvalid):
+                config = config.with_overrides(**{name: value})
         return config
 
 
