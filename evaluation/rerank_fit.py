@@ -37,7 +37,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import roc_auc_score
 from sklearn.model_selection import GroupKFold
 
-from core.providers.rerank import FEATURE_NAMES
+from core.providers.rerank import FEATURE_NAMES, RerankCandidate, Reranker
 from evaluation.calibration import OperatingPoint, operating_point_with_max_false_refusal, youden_optimum
 from evaluation.golden.io import GoldenItem
 from evaluation.metrics.retrieval import RELEVANT_GRADE, url_grade
@@ -65,6 +65,8 @@ class Question:
     x: np.ndarray
     y: np.ndarray
     set_name: str = ""
+    query: str = ""  # what the rerank stage gives a reranker: the search query, else the question
+    texts: tuple[str, ...] = ()  # the candidates' texts as a text reranker reads them, in fused order
 
 
 def rerank_questions_collect(
@@ -98,7 +100,17 @@ def rerank_questions_collect(
         ids = [i for i, _ in state.fused if i in state.chunks]
         x = np.array([[c.features[n] for n in FEATURE_NAMES] for c in candidates], dtype=np.float64)
         y = _labels(item, [state.chunks[i].document for i in ids])
-        questions.append(Question(qid=item.qid, language=item.language, x=x, y=y, set_name=set_name))
+        questions.append(
+            Question(
+                qid=item.qid,
+                language=item.language,
+                x=x,
+                y=y,
+                set_name=set_name,
+                query=state.search_query or item.question,
+                texts=tuple(c.text for c in candidates),
+            )
+        )
     return questions
 
 
@@ -142,6 +154,51 @@ def _fit(questions: Sequence[Question], columns: Sequence[int]) -> LogisticRegre
     return LogisticRegression(C=1.0, max_iter=1000).fit(x, y, sample_weight=_weights(questions))
 
 
+@dataclass(frozen=True)
+class Reranked:
+    """The dev questions in the order a scorer gives their candidates: ``fused`` / ``reranked``
+    (each question's 0/1 labels in fused / reranked order), ``confidences`` ``(questions,)``
+    float64 (:func:`crag_confidence` of the reranked top 10), ``top1`` / ``top3`` ``(questions,)``
+    bool (a relevant page first / in the top 3)."""
+
+    questions: tuple[Question, ...]
+    fused: tuple[np.ndarray, ...]
+    reranked: tuple[np.ndarray, ...]
+    confidences: np.ndarray
+    top1: np.ndarray
+    top3: np.ndarray
+
+    @classmethod
+    def of(cls, questions: Sequence[Question], scores: Sequence[np.ndarray]) -> Reranked:
+        """``scores``: one ``(candidates,)`` array per question, higher first (ties keep the
+        fused order)."""
+        orders = [np.argsort(-s, kind="stable") for s in scores]
+        reranked = tuple(q.y[o] for q, o in zip(questions, orders, strict=True))
+        return cls(
+            questions=tuple(questions),
+            fused=tuple(q.y for q in questions),
+            reranked=reranked,
+            confidences=np.array([crag_confidence(list(s[o][:10])) for s, o in zip(scores, orders, strict=True)]),
+            top1=np.array([bool(r[:1].any()) for r in reranked]),
+            top3=np.array([bool(r[:3].any()) for r in reranked]),
+        )
+
+    def mrr_by(self, group: Callable[[Question], str]) -> dict[str, dict[str, float | int]]:
+        """Questions and MRR@10 fused → reranked per value of ``group``."""
+        rows: dict[str, dict[str, list[np.ndarray]]] = defaultdict(lambda: defaultdict(list))
+        for question, fused, reranked in zip(self.questions, self.fused, self.reranked, strict=True):
+            rows[group(question)]["fused"].append(fused)
+            rows[group(question)]["reranked"].append(reranked)
+        return {
+            key: {
+                "questions": len(row["fused"]),
+                "mrr10_fused": round(_mrr(row["fused"]), 4),
+                "mrr10_reranked": round(_mrr(row["reranked"]), 4),
+            }
+            for key, row in sorted(rows.items())
+        }
+
+
 def rerank_fit(
     *,
     questions: Sequence[Question],
@@ -179,41 +236,17 @@ def rerank_fit(
     for train, test in GroupKFold(n_splits=5).split(x_all, y_all, groups):
         model = LogisticRegression(C=1.0, max_iter=1000).fit(x_all[train], y_all[train], sample_weight=weights[train])
         oof[test] = model.predict_proba(x_all[test])[:, 1]
-    fused_orders, reranked_orders, confidences, top1, top3 = [], [], [], [], []
-    for n, question in enumerate(questions):
-        scores = oof[positions == n]
-        order = np.argsort(-scores, kind="stable")
-        fused_orders.append(question.y)
-        reranked_orders.append(question.y[order])
-        confidences.append(crag_confidence(list(scores[order][:10])))
-        top1.append(bool(question.y[order][:1].any()))
-        top3.append(bool(question.y[order][:3].any()))
-    conf, good1, good3 = np.array(confidences), np.array(top1), np.array(top3)
-    lower = _lower_threshold(conf, good3, max_false_refusal)
-    youden = (
-        youden_optimum(positive=conf[good1], negative=conf[~good1])
-        if good1.any() and (~good1).any()
-        else OperatingPoint(threshold=1.0, tpr=0.0, fpr=0.0)
+    outcomes = Reranked.of(questions, [oof[positions == n] for n in range(len(questions))])
+    crag = crag_thresholds(
+        confidences=outcomes.confidences,
+        top1=outcomes.top1,
+        top3=outcomes.top3,
+        max_false_refusal=max_false_refusal,
+        scores="out-of-fold scores (5-fold GroupKFold by question)",
     )
-    upper = float(min(max(youden.threshold, lower), 1.0))
     final = _fit(questions, columns)
     languages = sorted({q.language for q in questions})
     served = [lang for lang in languages if sum(q.language == lang for q in questions) >= MIN_LANGUAGE_QUESTIONS]
-
-    def mrr_by(group: Callable[[Question], str]) -> dict[str, dict[str, float | int]]:
-        """Questions and MRR@10 fused → reranked per value of ``group``."""
-        rows: dict[str, dict[str, list[np.ndarray]]] = defaultdict(lambda: defaultdict(list))
-        for question, fused, reranked in zip(questions, fused_orders, reranked_orders, strict=True):
-            rows[group(question)]["fused"].append(fused)
-            rows[group(question)]["reranked"].append(reranked)
-        return {
-            key: {
-                "questions": len(row["fused"]),
-                "mrr10_fused": round(_mrr(row["fused"]), 4),
-                "mrr10_reranked": round(_mrr(row["reranked"]), 4),
-            }
-            for key, row in sorted(rows.items())
-        }
 
     fitted_at = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
     return {
@@ -222,29 +255,7 @@ def rerank_fit(
         "embedding_model": embedding_model,
         "weights": {name: round(float(w), 6) for name, w in zip(names, final.coef_[0], strict=True)},
         "intercept": round(float(final.intercept_[0]), 6),
-        "crag": {
-            "crag_upper": round(upper, 4),
-            "crag_lower": round(lower, 4),
-            "crag_bypass_languages": [],
-            "rerank_languages": served,
-            "evidence": {
-                "method": "out-of-fold scores (5-fold GroupKFold by question); lower: highest confidence refusing "
-                f"≤ {max_false_refusal:.0%} of questions with a relevant page in the reranked top 3; upper: Youden's J "
-                "for a relevant top-1 page",
-                "questions": len(questions),
-                "top1_relevant": int(good1.sum()),
-                "top3_relevant": int(good3.sum()),
-                "false_refusal_at_lower": round(float(((conf < lower) & good3).sum() / max(good3.sum(), 1)), 4),
-                "refused_without_relevant_top3": int(((conf < lower) & ~good3).sum()),
-                "questions_without_relevant_top3": int((~good3).sum()),
-                "youden_j_upper": round(youden.j, 4),
-                "tpr_upper": round(youden.tpr, 4),
-                "fpr_upper": round(youden.fpr, 4),
-                "confidence_percentiles": {
-                    str(p): round(float(np.percentile(conf, p)), 4) for p in (5, 10, 25, 50, 75, 90)
-                },
-            },
-        },
+        "crag": {**crag, "crag_bypass_languages": [], "rerank_languages": served},
         "evidence": {
             "fitted_at": fitted_at,
             "sets": list(sets),
@@ -252,14 +263,98 @@ def rerank_fit(
             "candidates": int(len(y_all)),
             "relevant_candidates": int(y_all.sum()),
             "cv_roc_auc": round(float(roc_auc_score(y_all, oof)), 4) if 0 < y_all.sum() < len(y_all) else None,
-            "cv_mrr10_fused": round(_mrr(fused_orders), 4),
-            "cv_mrr10_reranked": round(_mrr(reranked_orders), 4),
-            "per_language": mrr_by(lambda q: q.language),
+            "cv_mrr10_fused": round(_mrr(outcomes.fused), 4),
+            "cv_mrr10_reranked": round(_mrr(outcomes.reranked), 4),
+            "per_language": outcomes.mrr_by(lambda q: q.language),
             "features": names,
             "excluded": sorted(set(exclude)),
             "model": "sklearn LogisticRegression(C=1.0, lbfgs), raw features, sets and questions weighted equally",
-            "per_set": mrr_by(lambda q: q.set_name),
+            "per_set": outcomes.mrr_by(lambda q: q.set_name),
         },
+    }
+
+
+def crag_thresholds(
+    *, confidences: np.ndarray, top1: np.ndarray, top3: np.ndarray, max_false_refusal: float, scores: str
+) -> dict[str, Any]:
+    """CRAG's thresholds for one scorer, with their evidence (the module docstring).
+
+    ``confidences``: ``(questions,)`` float64, :func:`crag_confidence` of each dev question's
+    reranked top 10; ``top1`` / ``top3``: ``(questions,)`` bool, a relevant page first / in the
+    top 3. ``crag_lower``: the highest confidence that refuses at most ``max_false_refusal`` of
+    the questions with a relevant top 3; ``crag_upper``: Youden's J (Youden 1950) for a relevant
+    top-1 page, never below ``crag_lower``. ``scores`` says where the scores came from (evidence).
+    Returns ``{"crag_upper", "crag_lower", "evidence"}``."""
+    conf, good1, good3 = confidences, top1.astype(bool), top3.astype(bool)
+    lower = _lower_threshold(conf, good3, max_false_refusal)
+    youden = (
+        youden_optimum(positive=conf[good1], negative=conf[~good1])
+        if good1.any() and (~good1).any()
+        else OperatingPoint(threshold=1.0, tpr=0.0, fpr=0.0)
+    )
+    upper = float(min(max(youden.threshold, lower), 1.0))
+    return {
+        "crag_upper": round(upper, 4),
+        "crag_lower": round(lower, 4),
+        "evidence": {
+            "method": f"{scores}; lower: highest confidence refusing ≤ {max_false_refusal:.0%} of questions with a "
+            "relevant page in the reranked top 3; upper: Youden's J for a relevant top-1 page",
+            "questions": len(conf),
+            "top1_relevant": int(good1.sum()),
+            "top3_relevant": int(good3.sum()),
+            "false_refusal_at_lower": round(float(((conf < lower) & good3).sum() / max(good3.sum(), 1)), 4),
+            "refused_without_relevant_top3": int(((conf < lower) & ~good3).sum()),
+            "questions_without_relevant_top3": int((~good3).sum()),
+            "youden_j_upper": round(youden.j, 4),
+            "tpr_upper": round(youden.tpr, 4),
+            "fpr_upper": round(youden.fpr, 4),
+            "confidence_percentiles": {
+                str(p): round(float(np.percentile(conf, p)), 4) for p in (5, 10, 25, 50, 75, 90)
+            },
+        },
+    }
+
+
+def crag_calibrate(
+    *, questions: Sequence[Question], reranker: Reranker, sets: Sequence[str], max_false_refusal: float = 0.02
+) -> dict[str, Any]:
+    """CRAG's thresholds for a reranker that is not fitted here (a cross-encoder, a rerank API):
+    each dev question's candidates (:func:`rerank_questions_collect`, their texts) scored by
+    ``reranker`` as the rerank stage would, confidence of the reranked top 10, thresholds by
+    :func:`crag_thresholds`. The reranker serves every language (``rerank_languages`` empty).
+
+    Returns the scorer's entry of the CRAG file (``{"key", "version", "crag_upper", "crag_lower",
+    "crag_bypass_languages", "rerank_languages", "evidence"}``; evidence adds MRR@10 fused →
+    reranked per language and set). Raises ``ValueError`` with fewer than 10 questions or no
+    relevant candidate, and what the reranker raises (``RerankUnavailable``)."""
+    if len(questions) < 10:
+        raise ValueError(f"need at least 10 dev questions with candidates, got {len(questions)}")
+    if not any(q.y.any() for q in questions):
+        raise ValueError("no candidate of any dev question is relevant: is the corpus ingested?")
+    scores = [reranker.rerank(q.query, [RerankCandidate(text=t) for t in q.texts]) for q in questions]
+    outcomes = Reranked.of(questions, scores)
+    crag = crag_thresholds(
+        confidences=outcomes.confidences,
+        top1=outcomes.top1,
+        top3=outcomes.top3,
+        max_false_refusal=max_false_refusal,
+        scores=f"scores of {reranker.key} on the dev questions' fused candidates (not fitted on them)",
+    )
+    crag["evidence"] |= {
+        "sets": list(sets),
+        "mrr10_fused": round(_mrr(outcomes.fused), 4),
+        "mrr10_reranked": round(_mrr(outcomes.reranked), 4),
+        "per_language": outcomes.mrr_by(lambda q: q.language),
+        "per_set": outcomes.mrr_by(lambda q: q.set_name),
+    }
+    return {
+        "key": reranker.key,
+        "version": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
+        "crag_upper": crag["crag_upper"],
+        "crag_lower": crag["crag_lower"],
+        "crag_bypass_languages": [],
+        "rerank_languages": [],
+        "evidence": crag["evidence"],
     }
 
 

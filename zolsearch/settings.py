@@ -345,6 +345,10 @@ RERANK_CROSS_ENCODER_ONNX = env("RERANK_CROSS_ENCODER_ONNX", default="")
 RERANK_CROSS_ENCODER_MAX_TOKENS = env.int("RERANK_CROSS_ENCODER_MAX_TOKENS", default=512)
 RERANK_CROSS_ENCODER_BATCH = env.int("RERANK_CROSS_ENCODER_BATCH", default=16)
 RERANK_THREADS = env.int("RERANK_THREADS", default=EMBEDDING_THREADS)
+# CRAG's thresholds for rerankers that are not fitted here (cross-encoder, http:), per reranker
+# key, written by `manage.py crag_calibrate` with their evidence; a reranker without an entry
+# runs without CRAG.
+RERANK_CRAG_PATH = env.path("RERANK_CRAG_PATH", default=BASE_DIR / "data" / "rerank" / "crag.json")
 
 # --- Evaluation and background judging ------------------------------------------------------
 # Judge: DeepEval's faithfulness and answer relevancy through any OpenAI-compatible endpoint when

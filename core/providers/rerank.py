@@ -248,7 +248,7 @@ class CrossEncoderReranker:
         self.labels = labels
         self.max_tokens = min(max_tokens, limit)
         self.batch_size = batch_size
-        self.key = f"cross-encoder:{folder.name}"
+        self.key = f"cross-encoder:{folder.name}"  # as reranker_key
         self._inputs = {i.name for i in self._session.get_inputs()}
         unknown = self._inputs - {"input_ids", "attention_mask", "token_type_ids"}
         if unknown or "input_ids" not in self._inputs:
@@ -342,6 +342,15 @@ def _reranker(
             retries=retries,
         )
     return feature_model_load(Path(path))
+
+
+def reranker_key(name: str) -> str:
+    """The key the reranker ``name`` records on the trace and its CRAG calibration is stored
+    under, without loading it: ``features-lr``, ``http:<model>``, ``cross-encoder:<folder name>``
+    (of ``RERANK_CROSS_ENCODER_PATH``; ``cross-encoder`` when unset); "" for the fused order."""
+    if name == "cross-encoder" and settings.RERANK_CROSS_ENCODER_PATH:
+        return f"cross-encoder:{Path(settings.RERANK_CROSS_ENCODER_PATH).name}"
+    return name
 
 
 def reranker_get(name: str) -> Reranker:

@@ -43,3 +43,83 @@ def test_the_fit_writes_weights_the_reranker_loads_and_leaves_out_an_excluded_fe
     assert first == second  # the left-out feature weighs nothing
     with pytest.raises(ValueError, match="unknown reranker features"):
         rerank_fit(questions=questions, sets=["test"], exclude=["nope"])
+
+
+def test_crag_is_calibrated_for_a_cross_encoder_and_read_by_the_live_configuration(settings, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """GIVEN a cross-encoder from a folder (the tests' tiny model) and 24 MedQuAD questions of
+    the test corpus WHEN ``crag_calibrate`` writes its thresholds THEN they are the thresholds of
+    the model's own scores computed by hand (confidence of each question's reranked top 10), the
+    CRAG file keeps another scorer's entry, the live configuration with that reranker reads them
+    and CRAG then runs on its scores; the feature reranker and held-out sets are refused."""
+    import json
+    import math
+
+    import numpy as np
+    from django.core.management import CommandError, call_command
+
+    from evaluation.rerank_fit import crag_calibrate, crag_thresholds
+    from tests.cross_encoder_model import cross_encoder_save, expected_logit
+    from zolsearch.search.config import pipeline_config_settings
+    from zolsearch.search.pipeline import SearchRequest, pipeline_run
+    from zolsearch.search.stages.rerank import crag_confidence
+
+    settings.RERANK_CROSS_ENCODER_PATH = str(cross_encoder_save(tmp_path / "tiny-ce", positions=4096))
+    settings.RERANK_CROSS_ENCODER_MAX_TOKENS = 4096
+    settings.RERANK_CRAG_PATH = tmp_path / "crag.json"
+    settings.RERANK_CRAG_PATH.write_text(
+        json.dumps({"scorers": {"http:other": {"crag_upper": 0.9, "crag_lower": 0.1}}})
+    )
+    ids = list(
+        Document.objects.filter(external_id__startswith="medquad:")
+        .order_by("external_id")
+        .values_list("external_id", flat=True)[:24]
+    )
+    items = medquad_items(external_ids=ids)
+    questions = rerank_questions_collect(items=items, config=pipeline_config_default())
+    assert all(len(q.texts) == len(q.y) and q.query for q in questions)
+    from core.providers.rerank import reranker_get
+
+    entry = crag_calibrate(questions=questions, reranker=reranker_get("cross-encoder"), sets=["test"])
+    by_hand, top1, top3 = [], [], []
+    for q in questions:
+        scores = np.array([1 / (1 + math.exp(-expected_logit(q.query, t))) for t in q.texts])
+        order = np.argsort(-scores, kind="stable")
+        by_hand.append(crag_confidence(list(scores[order][:10])))
+        top1.append(bool(q.y[order][:1].any()))
+        top3.append(bool(q.y[order][:3].any()))
+    expected = crag_thresholds(
+        confidences=np.array(by_hand), top1=np.array(top1), top3=np.array(top3), max_false_refusal=0.02, scores="x"
+    )
+    assert entry["key"] == "cross-encoder:tiny-ce" and entry["rerank_languages"] == []
+    assert (entry["crag_lower"], entry["crag_upper"]) == pytest.approx(
+        (expected["crag_lower"], expected["crag_upper"]), abs=2e-4
+    )
+    assert 0.0 <= entry["crag_lower"] <= entry["crag_upper"] <= 1.0
+    assert entry["evidence"]["questions"] == len(questions) and entry["evidence"]["top3_relevant"] == sum(top3)
+
+    path = tmp_path / "items.jsonl"
+    path.write_text("".join(json.dumps({**i.as_json(), "tags": ["dev"]}) + "\n" for i in items))
+    call_command("crag_calibrate", reranker="cross-encoder", sets=[str(path)])
+    written = json.loads(settings.RERANK_CRAG_PATH.read_text())["scorers"]
+    assert set(written) == {"http:other", "cross-encoder:tiny-ce"}
+    assert written["cross-encoder:tiny-ce"]["crag_upper"] == entry["crag_upper"]
+
+    settings.RERANKER = "cross-encoder"
+    live = pipeline_config_settings()
+    assert (live.crag_upper, live.crag_lower) == (entry["crag_upper"], entry["crag_lower"])
+    state = pipeline_run(
+        request=SearchRequest(question=items[0].question, language="en"), config=live.with_overrides(crag_enabled=True)
+    )
+    assert state.trace.retrieval.reranker == "cross-encoder:tiny-ce"
+    assert state.trace.retrieval.crag_action in {"correct", "ambiguous", "incorrect"}
+
+    with pytest.raises(CommandError, match="rerank_fit"):
+        call_command("crag_calibrate", reranker="features-lr", sets=[str(path)])
+    # The feature reranker's own command reads the same dev sets and writes its model file.
+    call_command("rerank_fit", sets=[str(path)], out=str(tmp_path / "features-lr.json"))
+    fitted = json.loads((tmp_path / "features-lr.json").read_text())
+    assert fitted["evidence"]["questions"] == len(questions) and 0.0 <= fitted["crag"]["crag_lower"] <= 1.0
+    held_out = tmp_path / "x-heldout.jsonl"
+    held_out.write_text(path.read_text())
+    with pytest.raises(CommandError, match="held-out"):
+        call_command("crag_calibrate", reranker="cross-encoder", sets=[str(held_out)])

@@ -19,6 +19,7 @@ from django.conf import settings
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from core.providers.embeddings import embedding_provider_get
+from core.providers.rerank import reranker_key
 from ingestion.selectors import source_priorities
 
 logger = logging.getLogger(__name__)
@@ -369,25 +370,32 @@ RERANKER_CALIBRATED = ("crag_upper", "crag_lower", "crag_bypass_languages", "rer
 def reranker_config(name: str, *, embedding_model: str) -> dict[str, Any]:
     """The reranker fields of a live :class:`PipelineConfig` for reranker ``name``.
 
-    ``{"reranker": name}`` plus, for the feature reranker, CRAG's thresholds and the languages it
-    serves as calibrated with it (``crag_upper``, ``crag_lower``, ``crag_bypass_languages``,
-    ``rerank_languages`` from the ``crag`` entry of its model file, written by ``manage.py
-    rerank_fit``). Without a usable calibration (file missing or not an object, thresholds out
-    of [0, 1]) CRAG is bypassed; the rerank stage reports a missing file on the trace. A model
+    ``{"reranker": name}`` plus CRAG's thresholds and the languages the reranker serves as
+    calibrated with it (``crag_upper``, ``crag_lower``, ``crag_bypass_languages``,
+    ``rerank_languages``): for the feature reranker the ``crag`` entry of its model file, written
+    by ``manage.py rerank_fit``; for another reranker (cross-encoder, ``http:``) its entry under
+    ``scorers`` → :func:`core.providers.rerank.reranker_key` in ``RERANK_CRAG_PATH``, written by
+    ``manage.py crag_calibrate``. Without a usable calibration (file or entry missing or not an
+    object, thresholds out of [0, 1]) CRAG is bypassed; the rerank stage reports a missing model
+    file on the trace. A model
     file fitted on another embedding model's vectors (its dense weights and thresholds are on
     that model's cosine scale) gives ``{"reranker": ""}``: the fused order.
     """
-    if name != "features-lr":
+    if not name:
         return {"reranker": name}
-    path = Path(settings.RERANK_MODEL_PATH)
-    model = _json_file(path)
-    if model is None:
-        return {"reranker": name}
-    fitted = model.get("embedding_model") or ""
-    if fitted and fitted != embedding_model:
-        logger.warning("reranker %s was fitted on %s, not %s: fused order", path, fitted, embedding_model)
-        return {"reranker": ""}
-    entry = model.get("crag")
+    if name != "features-lr":  # a scorer not fitted here: its entry in the CRAG file, if any
+        scorers = (_json_file(Path(settings.RERANK_CRAG_PATH)) or {}).get("scorers")
+        entry = scorers.get(reranker_key(name)) if isinstance(scorers, dict) else None
+    else:
+        path = Path(settings.RERANK_MODEL_PATH)
+        model = _json_file(path)
+        if model is None:
+            return {"reranker": name}
+        fitted = model.get("embedding_model") or ""
+        if fitted and fitted != embedding_model:
+            logger.warning("reranker %s was fitted on %s, not %s: fused order", path, fitted, embedding_model)
+            return {"reranker": ""}
+        entry = model.get("crag")
     crag: dict[str, Any] = entry if isinstance(entry, dict) else {}
     bounds = [crag.get(k, 0.0) for k in ("crag_upper", "crag_lower")]
     if not all(isinstance(v, int | float) and 0.0 <= v <= 1.0 for v in bounds):

@@ -15,8 +15,8 @@ from django.core.management.base import CommandError, CommandParser
 
 from core.commands import DatabaseCommand
 from core.providers.rerank import FEATURE_NAMES
-from evaluation.golden.io import golden_jsonl_load
-from evaluation.rerank_fit import rerank_fit, rerank_questions_collect
+from evaluation.management.commands._common import dev_questions_collect, dev_set_arguments
+from evaluation.rerank_fit import rerank_fit
 from zolsearch.search.config import pipeline_config_default
 
 
@@ -24,14 +24,7 @@ class Command(DatabaseCommand):
     help = "Fit the offline reranker and calibrate CRAG on dev golden sets; write the model file."
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument(
-            "--set",
-            action="append",
-            required=True,
-            dest="sets",
-            metavar="FILE[#TAG]",
-            help="Golden JSONL (repeatable); #TAG keeps only questions with that tag, e.g. hospital-nl.jsonl#dev.",
-        )
+        dev_set_arguments(parser)
         parser.add_argument("--out", required=True, help="Model file to write (JSON).")
         parser.add_argument(
             "--exclude",
@@ -40,31 +33,13 @@ class Command(DatabaseCommand):
             metavar="FEATURE",
             help="Leave a feature out of the model (repeatable), e.g. --exclude priority.",
         )
-        parser.add_argument(
-            "--max-false-refusal",
-            type=float,
-            default=0.02,
-            help="CRAG lower threshold: refusals of answerable questions.",
-        )
 
     def handle(self, *args: object, **options: Any) -> None:
         unknown = sorted(set(options["exclude"]) - set(FEATURE_NAMES))
         if unknown:  # before minutes of collecting
             raise CommandError(f"unknown reranker features {unknown}; features: {', '.join(FEATURE_NAMES)}")
-        questions = []
         config = pipeline_config_default()
-        for spec in options["sets"]:
-            path_text, _, tag = str(spec).partition("#")
-            path = Path(path_text)
-            if not path.is_file():
-                raise CommandError(f"no golden set at {path}")
-            if "heldout" in path.name and tag != "dev":
-                raise CommandError(f"{path.name} is a held-out set: fit on dev questions only")
-            chosen = [i for i in golden_jsonl_load(path) if not tag or tag in i.tags]
-            if any("heldout" in i.tags for i in chosen):
-                raise CommandError(f"{spec} holds held-out questions: pass #dev")
-            self.stdout.write(f"{spec}: {len(chosen)} questions")
-            questions += rerank_questions_collect(items=chosen, config=config, set_name=str(spec))
+        questions = dev_questions_collect(specs=list(options["sets"]), config=config, stdout=self.stdout)
         try:
             model = rerank_fit(
                 questions=questions,
