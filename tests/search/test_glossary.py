@@ -11,6 +11,7 @@ import pytest
 
 from zolsearch.search.config import pipeline_config_default
 from zolsearch.search.glossary import (
+    cognate_spellings,
     dutch_word_elsewise,
     glossary_topics,
     glossary_translate,
@@ -169,6 +170,48 @@ def test_compounds_with_a_greek_or_latin_tail_eponyms_and_dutch_words_that_mean_
     assert medical_english("ziekte caffey") == []  # without "van" it is no eponym (a reduced query)
     assert dutch_word_elsewise("arts") and not dutch_word_elsewise("diabetes")
     assert not dutch_word_elsewise("caffey")
+
+
+def test_a_cognate_is_spelled_as_the_indexs_medical_vocabulary_spells_it() -> None:
+    """GIVEN the medical vocabulary of an index WHEN a Dutch medical word is only a cognate
+    THEN it is rendered in the first spelling the vocabulary holds (Dutch f for English ph, k for
+    c, oe for e, ks for x), still marked guessed; without a vocabulary, or when it holds no
+    spelling, the plain suffix rewrite. Compounds' tails too."""
+    known = frozenset({"lymphoma", "craniopharyngioma", "encephalitis", "esophagitis", "liver"})
+    assert cognate_spellings("lymfoma") == ("lymfoma", "lymphoma")
+    assert cognate_spellings("kardiofoksa")[:4] == ("kardiofoksa", "kardiofoxa", "kardiophoksa", "kardiophoxa")
+    assert "cardiophoxa" in cognate_spellings("kardiofoksa")
+    assert len(cognate_spellings("oefkoeks")) == len(set(cognate_spellings("oefkoeks"))) <= 16
+    (lymphoma,) = medical_renderings("lymfoom", known)
+    assert lymphoma.words == ("lymphoma",) and lymphoma.guessed
+    assert medical_renderings("lymfoom")[0].words == ("lymfoma",)  # no vocabulary: the plain rewrite
+    assert medical_renderings("craniofaryngioom", known)[0].words == ("craniopharyngioma",)
+    assert medical_renderings("encefalitis", known)[0].words == ("encephalitis",)  # -itis: same suffix
+    assert medical_renderings("oesofagitis", known)[0].words == ("esophagitis",)
+    assert medical_renderings("xyzfoom", known)[0].words == ("xyzfoma",)  # no spelling known
+    (liver,) = medical_renderings("leverfibrose", frozenset({"liver", "fibrosis"}))
+    assert liver.words == ("liver fibrosis",) and liver.guessed
+
+
+@pytest.mark.django_db
+def test_the_understanding_stage_spells_cognates_as_the_index_does() -> None:
+    """GIVEN the ingested MedQuAD slice (foci with "encephalitis" and "porphyria") WHEN a Dutch
+    question names encefalitis or porfyrie (words the dictionary lacks) THEN the index's
+    spelling is searched as well, not the plain rewrite ("encefalitis", "porfyria")."""
+    from zolsearch.search.focus import medquad_lexicon_clear, medquad_words
+
+    medquad_lexicon_clear()
+    assert {"encephalitis", "porphyria"} <= medquad_words() and "porfyria" not in medquad_words()
+    for dutch, english, plain in (
+        ("encefalitis", "encephalitis", "encefalitis"),
+        ("porfyrie", "porphyria", "porfyria"),
+    ):
+        state = pipeline_run(
+            request=SearchRequest(question=f"wat zijn de symptomen van {dutch}?", language="nl"),
+            config=pipeline_config_default(),
+        )
+        expanded = state.trace.understanding.expanded.split("; ")
+        assert english in expanded and plain not in expanded, (dutch, expanded)
 
 
 def test_a_medical_dictionary_row_without_a_list_of_english_is_refused(understanding_dir: Path) -> None:

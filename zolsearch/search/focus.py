@@ -122,7 +122,7 @@ class _Lexicon:
     ``foci`` (normalised foci, then synonyms), ``fuzzy_min`` and ``fuzzy_lengths`` (``(len(foci),)``
     float64: the cosine each needs, its length in characters), ``generic`` (words of ≥
     :data:`FUZZY_GENERIC_TERMS` terms) and ``fuzzy`` (the trigram TF-IDF of ``foci``, fitted at
-    first use under ``lock``)."""
+    first use under ``lock``); ``words``: every word of ``terms``."""
 
     terms: dict[str, _Term] = field(default_factory=dict)
     longest: int = 0
@@ -130,6 +130,7 @@ class _Lexicon:
     fuzzy_min: np.ndarray = field(default_factory=lambda: np.zeros(0))
     fuzzy_lengths: np.ndarray = field(default_factory=lambda: np.zeros(0))
     generic: frozenset[str] = frozenset()
+    words: frozenset[str] = frozenset()
     fuzzy: tuple[TfidfVectorizer, sparse.csr_matrix] | None = None
     lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -170,6 +171,7 @@ def _lexicon_read() -> _Lexicon:
         fuzzy_min=np.array([FUZZY_MIN_SIMILARITY] * len(own) + [FUZZY_MIN_SIMILARITY_SYNONYM] * len(others)),
         fuzzy_lengths=np.array([len(term) for term in own + others], dtype=np.float64),
         generic=frozenset(word for word, n in counts.items() if n >= FUZZY_GENERIC_TERMS),
+        words=frozenset(counts),
     )
 
 
@@ -182,6 +184,13 @@ def medquad_lexicon() -> dict[str, _Term]:
     :data:`LEXICON_CHECK_S` s, one more when it changed); a focus wins over another focus's
     synonym."""
     return _LEXICON.get().terms
+
+
+def medquad_words() -> frozenset[str]:
+    """Every normalised word of MedQuAD's foci and UMLS synonyms in the index (the medical
+    vocabulary a Dutch cognate's English spelling is checked against,
+    :func:`zolsearch.search.glossary.medical_renderings`); read as :func:`medquad_lexicon`."""
+    return _LEXICON.get().words
 
 
 def document_foci(metadata: dict[str, object]) -> frozenset[str]:

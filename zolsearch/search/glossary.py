@@ -17,6 +17,7 @@ and Dutch names of conditions go through focus linking.
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -131,8 +132,14 @@ _COGNATE_SUFFIXES = (
     ("euze", "ous"),
     ("eus", "ous"),
     ("iteit", "ity"),
+    ("itis", "itis"),
 )
 _K_BEFORE = re.compile(r"k(?=[aoulr])")
+# Where Dutch spells a Greek or Latin medical word otherwise than English, besides its suffix
+# (Dutch spelling rules, Woordenlijst Nederlandse Taal; "lymfoom" – "lymphoma", "faryngitis" –
+# "pharyngitis", "oesofagus" – "esophagus", "kardiaal" – "cardial", "reflex" – "refleks"): a
+# cognate is searched in the first spelling of these that the index's medical vocabulary has.
+_SPELLINGS = (("ks", "x"), ("f", "ph"), ("k", "c"), ("oe", "e"))  # "ks" before "k"
 _EPONYM_HEADS = {"ziekte": "disease", "syndroom": "syndrome"}
 _ARTICLES = frozenset({"de", "het", "een"})
 
@@ -161,12 +168,14 @@ def medical_dictionary() -> tuple[dict[str, tuple[str, ...]], int, frozenset[str
     return entries, max((len(k.split()) for k in entries), default=1), frozenset(generic)
 
 
-def _compound(word: str, entries: dict[str, tuple[str, ...]], depth: int = 0) -> tuple[str, bool] | None:
+def _compound(
+    word: str, entries: dict[str, tuple[str, ...]], depth: int = 0, known: Collection[str] = ()
+) -> tuple[str, bool] | None:
     """``(English, guessed)`` of a Dutch compound whose parts are in ``entries`` ("galwegkanker" →
     "bile duct cancer"; a linking "s" or "e" between parts is allowed), longest first part
     first; the last part may instead be a long medical word spelled the English way
-    (:func:`_cognate`: "nierdysplasie" → "kidney dysplasia"), and then ``guessed`` is True. None
-    when it does not split."""
+    (:func:`_cognate`: "nierdysplasie" → "kidney dysplasia"; spelled as ``known`` has it), and
+    then ``guessed`` is True. None when it does not split."""
     if word in entries:
         return entries[word][0], False
     if depth >= 2:
@@ -177,23 +186,38 @@ def _compound(word: str, entries: dict[str, tuple[str, ...]], depth: int = 0) ->
             continue
         for tail in (rest, rest[1:] if rest[:1] in {"s", "e"} else None):
             if tail and len(tail) >= 3:
-                found = _compound(tail, entries, depth + 1)
-                if found is None and (cognate := _cognate(tail)) is not None:
+                found = _compound(tail, entries, depth + 1, known)
+                if found is None and (cognate := _cognate(tail, known)) is not None:
                     found = (cognate, True)
                 if found:
                     return f"{entries[head][0]} {found[0]}", found[1]
     return None
 
 
-def _cognate(word: str) -> str | None:
+def _cognate(word: str, known: Collection[str] = ()) -> str | None:
     """English spelling of a long Dutch medical word by its suffix (:data:`_COGNATE_SUFFIXES`)
-    and c for k before a, o, u, l, r; None when no suffix fits."""
+    and c for k before a, o, u, l, r; None when no suffix fits. With ``known`` (the index's
+    medical vocabulary, normalised words), the first of :func:`cognate_spellings` that it holds
+    ("lymfoom" → "lymphoma", not "lymfoma"), else that spelling."""
     if len(word) < COGNATE_MIN_CHARS:
         return None
     for dutch, english in _COGNATE_SUFFIXES:
         if word.endswith(dutch):
-            return _K_BEFORE.sub("c", word[: len(word) - len(dutch)] + english)
+            plain = _K_BEFORE.sub("c", word[: len(word) - len(dutch)] + english)
+            if known and plain not in known:
+                return next((s for s in cognate_spellings(plain) if s in known), plain)
+            return plain
     return None
+
+
+def cognate_spellings(spelling: str) -> tuple[str, ...]:
+    """``spelling`` and its variants under every combination of :data:`_SPELLINGS` (each rule
+    applied to all its occurrences), ``spelling`` first, then fewer changes before more; at most
+    2⁴ = 16 strings."""
+    variants = [spelling]
+    for dutch, english in _SPELLINGS:
+        variants += [v.replace(dutch, english) for v in variants if dutch in v]
+    return tuple(dict.fromkeys(variants))
 
 
 def _eponym(words: list[str], n: int, entries: dict[str, tuple[str, ...]]) -> tuple[tuple[str, ...], int] | None:
@@ -234,12 +258,13 @@ class Rendering:
     eponym: bool = False
 
 
-def medical_renderings(question: str) -> list[Rendering]:
+def medical_renderings(question: str, known: Collection[str] = ()) -> list[Rendering]:
     """The English of the Dutch medical words of ``question``, in order, every one (not
     de-duplicated, nothing filtered; :func:`renderings_kept` chooses): dictionary phrases
     (longest first, up to its longest phrase), "ziekte/syndroom van X" → "X disease/syndrome"
     (:func:`_eponym`), compounds of two or three dictionary words, and long words by their
-    English spelling (:func:`_cognate`). Words it cannot translate are left out (a word the
+    English spelling (:func:`_cognate`, the spelling ``known`` holds when it holds one: the
+    index's medical vocabulary; still ``guessed``). Words it cannot translate are left out (a word the
     dictionary has in both languages, "diabetes", is kept; so are digits and single letters:
     "type 2", "fragiel x"). Raises what :func:`medical_dictionary` raises."""
     entries, longest, generic = medical_dictionary()
@@ -266,9 +291,9 @@ def medical_renderings(question: str) -> list[Rendering]:
                     rendering = Rendering((word,), generic=True)
                 elif word in entries:
                     rendering = Rendering(entries[word], generic=word in generic)
-                elif compound := _compound(word, entries):
+                elif compound := _compound(word, entries, known=known):
                     rendering = Rendering((compound[0],), guessed=compound[1])
-                elif found := _cognate(word):
+                elif found := _cognate(word, known):
                     rendering = Rendering((found,), guessed=True)
         n += size
         if rendering is not None:

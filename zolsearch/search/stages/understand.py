@@ -14,7 +14,7 @@ from core.text import text_normalise
 from taxonomy.models import Entity
 from taxonomy.selectors import concept_synonyms
 from zolsearch.search.contract import Intent, UnderstandingTrace
-from zolsearch.search.focus import Focus, focus_link, medquad_focus
+from zolsearch.search.focus import Focus, focus_link, medquad_focus, medquad_words
 from zolsearch.search.glossary import TARGET_LANGUAGE, glossary_translate, medical_renderings, renderings_kept
 from zolsearch.search.stages.base import SearchState, Stage
 from zolsearch.search.understanding import routing_share, understanding_model_get
@@ -95,14 +95,15 @@ def _medical_english(state: SearchState) -> None:
     # A question whose MedQuAD focus is linked already (its English name is in it) gains from
     # the question-type words alone ("prognose" → "prognosis outlook"); otherwise a word that
     # names a condition must be among those translated.
-    known = state.focus is not None and state.focus.source == "medquad"
-    renderings = medical_renderings(query)
+    linked = state.focus is not None and state.focus.source == "medquad"
+    known = medquad_words()  # a cognate is searched as the index's medical words spell it
+    renderings = medical_renderings(query, known)
     if query != state.question:
         # The reduced query has no stop words, so "wat is de ziekte van caffey? ons baby'tje …"
         # reads "ziekte caffey …": the eponyms come from the question as asked, sentence by
         # sentence (a name does not run on into the next one: "caffey? ons baby'tje").
-        renderings += [r for s in _SENTENCE_END.split(state.question) for r in medical_renderings(s) if r.eponym]
-    english = renderings_kept(renderings, specific=not known)
+        renderings += [r for s in _SENTENCE_END.split(state.question) for r in medical_renderings(s, known) if r.eponym]
+    english = renderings_kept(renderings, specific=not linked)
     if not english:
         return
     current = state.focus
