@@ -25,6 +25,7 @@ The result (weights, thresholds and their evidence) is the JSON the pipeline loa
 
 from __future__ import annotations
 
+import math
 import re
 from collections import defaultdict
 from collections.abc import Callable, Sequence
@@ -294,8 +295,10 @@ def crag_thresholds(
     )
     upper = float(min(max(youden.threshold, lower), 1.0))
     return {
-        "crag_upper": round(upper, 4),
-        "crag_lower": round(lower, 4),
+        # Stored rounded down: a threshold rounded up would pass over the scores it was chosen
+        # at (a question with confidence 0.01798 is not ≥ 0.0180).
+        "crag_upper": _floor4(upper),
+        "crag_lower": _floor4(lower),
         "evidence": {
             "method": f"{scores}; lower: highest confidence refusing ≤ {max_false_refusal:.0%} of questions with a "
             "relevant page in the reranked top 3; upper: Youden's J for a relevant top-1 page",
@@ -316,22 +319,36 @@ def crag_thresholds(
 
 
 def crag_calibrate(
-    *, questions: Sequence[Question], reranker: Reranker, sets: Sequence[str], max_false_refusal: float = 0.02
+    *,
+    questions: Sequence[Question],
+    reranker: Reranker,
+    sets: Sequence[str],
+    identity: dict[str, Any],
+    max_false_refusal: float = 0.02,
 ) -> dict[str, Any]:
     """CRAG's thresholds for a reranker that is not fitted here (a cross-encoder, a rerank API):
     each dev question's candidates (:func:`rerank_questions_collect`, their texts) scored by
     ``reranker`` as the rerank stage would, confidence of the reranked top 10, thresholds by
     :func:`crag_thresholds`. The reranker serves every language (``rerank_languages`` empty).
 
-    Returns the scorer's entry of the CRAG file (``{"key", "version", "crag_upper", "crag_lower",
-    "crag_bypass_languages", "rerank_languages", "evidence"}``; evidence adds MRR@10 fused →
-    reranked per language and set). Raises ``ValueError`` with fewer than 10 questions or no
-    relevant candidate, and what the reranker raises (``RerankUnavailable``)."""
+    Returns the scorer's entry of the CRAG file (``{"key", "version", "identity", "crag_upper",
+    "crag_lower", "crag_bypass_languages", "rerank_languages", "evidence"}``; ``identity``: what
+    the thresholds are valid for, :func:`core.providers.rerank.reranker_identity`; evidence adds
+    MRR@10 fused → reranked per language and set). Raises ``ValueError`` with fewer than 10
+    questions, no relevant candidate, or a score outside [0, 1] (CRAG reads probabilities), and
+    what the reranker raises (``RerankUnavailable``)."""
     if len(questions) < 10:
         raise ValueError(f"need at least 10 dev questions with candidates, got {len(questions)}")
     if not any(q.y.any() for q in questions):
         raise ValueError("no candidate of any dev question is relevant: is the corpus ingested?")
     scores = [reranker.rerank(q.query, [RerankCandidate(text=t) for t in q.texts]) for q in questions]
+    outside = sum(int(((s < 0.0) | (s > 1.0)).sum()) for s in scores)
+    if outside:
+        # CRAG's confidence (seed 004) reads scores as probabilities; a raw logit has no scale for it
+        raise ValueError(
+            f"{reranker.key} gave {outside} scores outside [0, 1] (an Identity or Tanh head, or a rerank API's "
+            "raw scores): CRAG needs probabilities"
+        )
     outcomes = Reranked.of(questions, scores)
     crag = crag_thresholds(
         confidences=outcomes.confidences,
@@ -350,12 +367,18 @@ def crag_calibrate(
     return {
         "key": reranker.key,
         "version": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
+        "identity": identity,
         "crag_upper": crag["crag_upper"],
         "crag_lower": crag["crag_lower"],
         "crag_bypass_languages": [],
         "rerank_languages": [],
         "evidence": crag["evidence"],
     }
+
+
+def _floor4(value: float) -> float:
+    """``value`` rounded down to 4 decimals (thresholds: every score at or above it stays so)."""
+    return math.floor(value * 10_000) / 10_000
 
 
 def _lower_threshold(conf: np.ndarray, good: np.ndarray, max_false_refusal: float) -> float:

@@ -353,6 +353,23 @@ def reranker_key(name: str) -> str:
     return name
 
 
+def reranker_identity(name: str, *, embedding_model: str) -> dict[str, Any]:
+    """What a calibration of reranker ``name`` is valid for: the embedding model whose
+    retrieval made the candidates and the settings that change the scorer's scores (a
+    cross-encoder's graph file and token limit; a rerank API's address and request shape).
+    Stored with CRAG's thresholds by ``manage.py crag_calibrate`` and compared when they are
+    read (:func:`zolsearch.search.config.reranker_config`). JSON-ready."""
+    identity: dict[str, Any] = {"key": reranker_key(name), "embedding_model": embedding_model}
+    if name == "cross-encoder":
+        identity |= {
+            "onnx_file": settings.RERANK_CROSS_ENCODER_ONNX,
+            "max_tokens": settings.RERANK_CROSS_ENCODER_MAX_TOKENS,
+        }
+    elif name.startswith("http:"):
+        identity |= {"base_url": settings.RERANK_BASE_URL, "api": settings.RERANK_API}
+    return identity
+
+
 def reranker_get(name: str) -> Reranker:
     """The process-wide reranker ``name``: ``features-lr`` (the fitted file at
     ``RERANK_MODEL_PATH``), ``cross-encoder`` (the folder at ``RERANK_CROSS_ENCODER_PATH``) or

@@ -77,9 +77,12 @@ def test_crag_is_calibrated_for_a_cross_encoder_and_read_by_the_live_configurati
     items = medquad_items(external_ids=ids)
     questions = rerank_questions_collect(items=items, config=pipeline_config_default())
     assert all(len(q.texts) == len(q.y) and q.query for q in questions)
-    from core.providers.rerank import reranker_get
+    from core.providers.rerank import reranker_get, reranker_identity
 
-    entry = crag_calibrate(questions=questions, reranker=reranker_get("cross-encoder"), sets=["test"])
+    identity = reranker_identity("cross-encoder", embedding_model="use-multilingual-v3")
+    entry = crag_calibrate(
+        questions=questions, reranker=reranker_get("cross-encoder"), sets=["test"], identity=identity
+    )
     by_hand, top1, top3 = [], [], []
     for q in questions:
         scores = np.array([1 / (1 + math.exp(-expected_logit(q.query, t))) for t in q.texts])
@@ -96,6 +99,18 @@ def test_crag_is_calibrated_for_a_cross_encoder_and_read_by_the_live_configurati
     )
     assert 0.0 <= entry["crag_lower"] <= entry["crag_upper"] <= 1.0
     assert entry["evidence"]["questions"] == len(questions) and entry["evidence"]["top3_relevant"] == sum(top3)
+    assert entry["identity"] == identity
+    # crag_thresholds checked by hand on the same confidences: the lower threshold refuses at
+    # most 2 % of the questions with a relevant top 3; the upper one has the best TPR − FPR for
+    # a relevant top 1 (scores ≥ threshold pass). (The model's float32 scores tie otherwise than
+    # these float64 ones, so the model's own J is compared through the thresholds above.)
+    conf, good1, good3 = np.array(by_hand), np.array(top1), np.array(top3)
+    assert ((conf < expected["crag_lower"]) & good3).sum() <= 0.02 * good3.sum()
+    if good1.any() and (~good1).any():
+        j = [
+            ((conf >= t) & good1).mean() / good1.mean() - ((conf >= t) & ~good1).mean() / (~good1).mean() for t in conf
+        ]
+        assert expected["evidence"]["youden_j_upper"] == pytest.approx(max(j), abs=1e-4)
 
     path = tmp_path / "items.jsonl"
     path.write_text("".join(json.dumps({**i.as_json(), "tags": ["dev"]}) + "\n" for i in items))
@@ -107,6 +122,9 @@ def test_crag_is_calibrated_for_a_cross_encoder_and_read_by_the_live_configurati
     settings.RERANKER = "cross-encoder"
     live = pipeline_config_settings()
     assert (live.crag_upper, live.crag_lower) == (entry["crag_upper"], entry["crag_lower"])
+    settings.RERANK_CROSS_ENCODER_MAX_TOKENS = 512  # another scorer than the one calibrated
+    assert pipeline_config_settings().crag_upper is None
+    settings.RERANK_CROSS_ENCODER_MAX_TOKENS = 4096
     state = pipeline_run(
         request=SearchRequest(question=items[0].question, language="en"), config=live.with_overrides(crag_enabled=True)
     )
@@ -123,3 +141,53 @@ def test_crag_is_calibrated_for_a_cross_encoder_and_read_by_the_live_configurati
     held_out.write_text(path.read_text())
     with pytest.raises(CommandError, match="held-out"):
         call_command("crag_calibrate", reranker="cross-encoder", sets=[str(held_out)])
+
+
+def test_a_calibration_entry_that_does_not_fit_turns_crag_off_instead_of_failing(settings, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """GIVEN entries of the CRAG file with languages that are not lists of strings, a lower
+    threshold above the upper one, or thresholds out of [0, 1] WHEN the live configuration is
+    built with that reranker THEN CRAG has no thresholds (no exception), as without an entry."""
+    import json
+
+    from core.providers.rerank import reranker_identity
+    from zolsearch.search.config import pipeline_config_settings
+
+    settings.RERANK_BASE_URL = "http://127.0.0.1:9"
+    settings.RERANKER = "http:tiny"
+    settings.RERANK_CRAG_PATH = tmp_path / "crag.json"
+    identity = reranker_identity("http:tiny", embedding_model="use-multilingual-v3")
+    good = {"identity": identity, "crag_upper": 0.6, "crag_lower": 0.2, "rerank_languages": ["nl"]}
+    for entry, expected in (
+        (good, (0.6, 0.2, ("nl",))),
+        ({**good, "rerank_languages": 5}, (None, None, ())),
+        ({**good, "rerank_languages": "nl"}, (None, None, ())),
+        ({**good, "crag_lower": 0.7}, (None, None, ())),
+        ({**good, "crag_upper": 2.0}, (None, None, ())),
+        ({**good, "identity": {**identity, "api": "tei"}}, (None, None, ())),
+        ("not an object", (None, None, ())),
+    ):
+        settings.RERANK_CRAG_PATH.write_text(json.dumps({"scorers": {"http:tiny": entry}}))
+        config = pipeline_config_settings()
+        assert (config.crag_upper, config.crag_lower, config.rerank_languages) == expected, entry
+
+
+def test_crag_is_not_calibrated_on_scores_that_are_not_probabilities(tmp_path) -> None:
+    """GIVEN a cross-encoder with an Identity head (raw logits, negative here) WHEN CRAG is
+    calibrated on it THEN ValueError: CRAG's confidence reads probabilities."""
+    import numpy as np
+
+    from core.providers.rerank import CrossEncoderReranker
+    from evaluation.rerank_fit import Question, crag_calibrate
+    from tests.cross_encoder_model import cross_encoder_save
+
+    raw = CrossEncoderReranker(
+        folder=cross_encoder_save(tmp_path / "raw", activation="Identity"), max_tokens=64, batch_size=8, threads=1
+    )
+    questions = [
+        Question(
+            qid=f"q{n}", language="en", x=np.zeros((2, 1)), y=np.array([1, 0]), query="heart", texts=("heart", "x")
+        )
+        for n in range(10)
+    ]
+    with pytest.raises(ValueError, match="outside"):
+        crag_calibrate(questions=questions, reranker=raw, sets=["t"], identity={})

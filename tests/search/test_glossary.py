@@ -191,6 +191,12 @@ def test_a_cognate_is_spelled_as_the_indexs_medical_vocabulary_spells_it() -> No
     assert medical_renderings("xyzfoom", known)[0].words == ("xyzfoma",)  # no spelling known
     (liver,) = medical_renderings("leverfibrose", frozenset({"liver", "fibrosis"}))
     assert liver.words == ("liver fibrosis",) and liver.guessed
+    # A word the index spells so is not split as a compound; nor is an -itis word without it.
+    cell = frozenset({"cell", "cellulitis"})
+    assert medical_renderings("cellulitis", cell)[0].words == ("cellulitis",)
+    assert medical_renderings("cellulitis")[0].words == ("cellulitis",)  # not "cell lulitis"
+    # The k of a spelling the index keeps ("leuko-") is tried too, after the c.
+    assert medical_renderings("leukoencefalitis", frozenset({"leukoencephalitis"}))[0].words == ("leukoencephalitis",)
 
 
 @pytest.mark.django_db

@@ -19,7 +19,7 @@ from django.conf import settings
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from core.providers.embeddings import embedding_provider_get
-from core.providers.rerank import reranker_key
+from core.providers.rerank import reranker_identity, reranker_key
 from ingestion.selectors import source_priorities
 
 logger = logging.getLogger(__name__)
@@ -375,8 +375,11 @@ def reranker_config(name: str, *, embedding_model: str) -> dict[str, Any]:
     ``rerank_languages``): for the feature reranker the ``crag`` entry of its model file, written
     by ``manage.py rerank_fit``; for another reranker (cross-encoder, ``http:``) its entry under
     ``scorers`` → :func:`core.providers.rerank.reranker_key` in ``RERANK_CRAG_PATH``, written by
-    ``manage.py crag_calibrate``. Without a usable calibration (file or entry missing or not an
-    object, thresholds out of [0, 1]) CRAG is bypassed; the rerank stage reports a missing model
+    ``manage.py crag_calibrate``, used only when its ``identity`` (:func:`reranker_identity`:
+    the embedding model and the settings that change the scorer's scores) is the current one.
+    Without a usable calibration (file or entry missing or not an object, thresholds out of
+    [0, 1] or lower above upper, languages not lists of strings, another identity) CRAG is
+    bypassed; the rerank stage reports a missing model
     file on the trace. A model
     file fitted on another embedding model's vectors (its dense weights and thresholds are on
     that model's cosine scale) gives ``{"reranker": ""}``: the fused order.
@@ -386,6 +389,16 @@ def reranker_config(name: str, *, embedding_model: str) -> dict[str, Any]:
     if name != "features-lr":  # a scorer not fitted here: its entry in the CRAG file, if any
         scorers = (_json_file(Path(settings.RERANK_CRAG_PATH)) or {}).get("scorers")
         entry = scorers.get(reranker_key(name)) if isinstance(scorers, dict) else None
+        identity = reranker_identity(name, embedding_model=embedding_model)
+        if isinstance(entry, dict) and entry.get("identity") != identity:
+            logger.warning(
+                "CRAG thresholds of %s were calibrated for %s, not %s: CRAG off for it until "
+                "`manage.py crag_calibrate` is run again",
+                reranker_key(name),
+                entry.get("identity"),
+                identity,
+            )
+            return {"reranker": name}
     else:
         path = Path(settings.RERANK_MODEL_PATH)
         model = _json_file(path)
@@ -397,9 +410,16 @@ def reranker_config(name: str, *, embedding_model: str) -> dict[str, Any]:
             return {"reranker": ""}
         entry = model.get("crag")
     crag: dict[str, Any] = entry if isinstance(entry, dict) else {}
-    bounds = [crag.get(k, 0.0) for k in ("crag_upper", "crag_lower")]
-    if not all(isinstance(v, int | float) and 0.0 <= v <= 1.0 for v in bounds):
-        return {"reranker": name}  # out of range: no calibration rather than failing every request
+    upper, lower = crag.get("crag_upper", 0.0), crag.get("crag_lower", 0.0)
+    languages = [crag.get(k, []) for k in RERANKER_CALIBRATED if k.endswith("_languages")]
+    if not (
+        all(isinstance(v, int | float) and not isinstance(v, bool) and 0.0 <= v <= 1.0 for v in (upper, lower))
+        and lower <= upper
+        and all(isinstance(v, list) and all(isinstance(x, str) for x in v) for v in languages)
+    ):
+        # a calibration that does not fit: none rather than failing (or misleading) every request
+        logger.warning("CRAG calibration of %s is not usable (%s): CRAG off for it", name, crag)
+        return {"reranker": name}
     return {"reranker": name} | {
         k: (tuple(crag[k]) if k.endswith("_languages") else crag[k]) for k in RERANKER_CALIBRATED if k in crag
     }

@@ -187,7 +187,10 @@ def _compound(
         for tail in (rest, rest[1:] if rest[:1] in {"s", "e"} else None):
             if tail and len(tail) >= 3:
                 found = _compound(tail, entries, depth + 1, known)
-                if found is None and (cognate := _cognate(tail, known)) is not None:
+                cognate = _cognate(tail, known) if found is None else None
+                # "-itis" reads the same in both languages: as a tail only when the index has it
+                # ("cellulitis" is not "cel" + "lulitis")
+                if cognate is not None and (not tail.endswith("itis") or cognate in known):
                     found = (cognate, True)
                 if found:
                     return f"{entries[head][0]} {found[0]}", found[1]
@@ -197,22 +200,27 @@ def _compound(
 def _cognate(word: str, known: Collection[str] = ()) -> str | None:
     """English spelling of a long Dutch medical word by its suffix (:data:`_COGNATE_SUFFIXES`)
     and c for k before a, o, u, l, r; None when no suffix fits. With ``known`` (the index's
-    medical vocabulary, normalised words), the first of :func:`cognate_spellings` that it holds
-    ("lymfoom" → "lymphoma", not "lymfoma"), else that spelling."""
+    medical vocabulary, normalised words), the first spelling it holds of
+    :func:`cognate_spellings` of that rewrite, then of the rewrite with its k kept
+    ("lymfoom" → "lymphoma", not "lymfoma"; "leukoencefalitis" → "leukoencephalitis"), else
+    the rewrite."""
     if len(word) < COGNATE_MIN_CHARS:
         return None
     for dutch, english in _COGNATE_SUFFIXES:
         if word.endswith(dutch):
-            plain = _K_BEFORE.sub("c", word[: len(word) - len(dutch)] + english)
+            kept = word[: len(word) - len(dutch)] + english
+            plain = _K_BEFORE.sub("c", kept)
             if known and plain not in known:
-                return next((s for s in cognate_spellings(plain) if s in known), plain)
+                spellings = (*cognate_spellings(plain), *cognate_spellings(kept))
+                return next((s for s in spellings if s in known), plain)
             return plain
     return None
 
 
 def cognate_spellings(spelling: str) -> tuple[str, ...]:
     """``spelling`` and its variants under every combination of :data:`_SPELLINGS` (each rule
-    applied to all its occurrences), ``spelling`` first, then fewer changes before more; at most
+    applied to all its occurrences), ``spelling`` first, then the variants in the order the
+    rules are applied (each rule's results after all those of the rules before it); at most
     2⁴ = 16 strings."""
     variants = [spelling]
     for dutch, english in _SPELLINGS:
@@ -291,6 +299,9 @@ def medical_renderings(question: str, known: Collection[str] = ()) -> list[Rende
                     rendering = Rendering((word,), generic=True)
                 elif word in entries:
                     rendering = Rendering(entries[word], generic=word in generic)
+                elif (whole := _cognate(word, known)) and whole in known:
+                    # a word the index spells so is not split ("cellulitis", not "cell" + "lulitis")
+                    rendering = Rendering((whole,), guessed=True)
                 elif compound := _compound(word, entries, known=known):
                     rendering = Rendering((compound[0],), guessed=compound[1])
                 elif found := _cognate(word, known):
@@ -321,12 +332,14 @@ def renderings_kept(
     return out
 
 
-def medical_english(question: str, *, cognates: bool = True, specific: bool = True) -> list[tuple[str, ...]]:
-    """:func:`renderings_kept` of :func:`medical_renderings` of ``question``: one tuple of
-    renderings per Dutch word or phrase.
+def medical_english(
+    question: str, *, cognates: bool = True, specific: bool = True, known: Collection[str] = ()
+) -> list[tuple[str, ...]]:
+    """:func:`renderings_kept` of :func:`medical_renderings` of ``question`` (cognates spelled as
+    ``known`` holds them): one tuple of renderings per Dutch word or phrase.
     ``"harige cel leukemie, is dat erfelijk?"`` → ``[("hairy",), ("cell",), ("leukemia",),
     ("inherited", "hereditary", "genetic")]``. Raises what :func:`medical_dictionary` raises."""
-    return renderings_kept(medical_renderings(question), cognates=cognates, specific=specific)
+    return renderings_kept(medical_renderings(question, known), cognates=cognates, specific=specific)
 
 
 def dutch_word_elsewise(word: str) -> bool:

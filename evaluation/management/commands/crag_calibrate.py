@@ -18,7 +18,7 @@ from django.conf import settings
 from django.core.management.base import CommandError, CommandParser
 
 from core.commands import DatabaseCommand
-from core.providers.rerank import RerankUnavailable, reranker_get
+from core.providers.rerank import RerankUnavailable, reranker_get, reranker_identity
 from evaluation.management.commands._common import dev_questions_collect, dev_set_arguments
 from evaluation.rerank_fit import crag_calibrate
 from zolsearch.search.config import pipeline_config_default
@@ -42,14 +42,14 @@ class Command(DatabaseCommand):
             reranker = reranker_get(name)  # before minutes of collecting
         except RerankUnavailable as exc:
             raise CommandError(str(exc)) from exc
-        questions = dev_questions_collect(
-            specs=list(options["sets"]), config=pipeline_config_default(), stdout=self.stdout
-        )
+        config = pipeline_config_default()
+        questions = dev_questions_collect(specs=list(options["sets"]), config=config, stdout=self.stdout)
         try:
             entry = crag_calibrate(
                 questions=questions,
                 reranker=reranker,
                 sets=list(options["sets"]),
+                identity=reranker_identity(name, embedding_model=config.embedding_model),
                 max_false_refusal=float(options["max_false_refusal"]),
             )
         except (ValueError, RerankUnavailable) as exc:
