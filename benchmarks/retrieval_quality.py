@@ -31,6 +31,11 @@ def main() -> None:
     parser.add_argument("--override", action="append", default=[], metavar="FIELD=VALUE")
     parser.add_argument("--tag", default="", help="Only questions with this tag (e.g. dev, heldout).")
     parser.add_argument("--quiet", action="store_true")
+    parser.add_argument(
+        "--detect-language",
+        action="store_true",
+        help="Send no language: the pipeline detects it, as for a patient whose client gives none.",
+    )
     args = parser.parse_args()
 
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "zolsearch.settings")
@@ -51,7 +56,8 @@ def main() -> None:
     timings: dict[str, list[float]] = defaultdict(list)
     pipeline_run(request=SearchRequest(question="warm-up", language="en"), config=config)  # trains the classifiers
     for item in items:
-        state = pipeline_run(request=SearchRequest(question=item.question, language=item.language), config=config)
+        language = "" if args.detect_language else item.language
+        state = pipeline_run(request=SearchRequest(question=item.question, language=language), config=config)
         for stage, ms in state.timings_ms.items():
             timings[stage].append(ms)
         ranked = [state.chunks[i].document.url for i, _ in state.fused if i in state.chunks][:10]
@@ -81,12 +87,14 @@ def main() -> None:
         for miss in misses[:15]:
             print("miss", miss)
     suffix = "" if not args.override else "-" + "-".join(sorted(o.replace("=", "_") for o in args.override))[:80]
+    suffix += "-detected" if args.detect_language else ""
     results_write(
         f"retrieval_quality-{args.set.stem}{args.tag and '-' + args.tag}{suffix}",
         {
             "set": str(args.set),
             "tag": args.tag,
             "overrides": args.override,
+            "language": "detected" if args.detect_language else "the golden set's",
             "summary": summary,
             "config": config.as_dict(),
         },
