@@ -167,8 +167,9 @@ _POSITION_OFFSET = {"roberta": 2, "xlm-roberta": 2, "camembert": 2}
 _NO_LIMIT = 1_000_000  # transformers' "no limit" model_max_length is ~1e30
 
 
-def cross_encoder_limits(folder: Path, config: dict[str, Any]) -> tuple[int, str]:
-    """``(usable tokens per pair, activation)`` of the cross-encoder in ``folder``.
+def cross_encoder_limits(folder: Path, config: dict[str, Any], *, labels: int) -> tuple[int, str]:
+    """``(usable tokens per pair, activation)`` of the cross-encoder in ``folder`` with
+    ``config`` (its ``config.json``) and ``labels`` output labels.
 
     Tokens: ``model_max_length`` of ``tokenizer_config.json`` when it sets one (what
     sentence-transformers truncates to), else ``max_position_embeddings`` less the padding
@@ -187,7 +188,6 @@ def cross_encoder_limits(folder: Path, config: dict[str, Any]) -> tuple[int, str
     named = (config.get("sentence_transformers") or {}).get("activation_fn") or config.get(
         "sbert_ce_default_activation_function"
     )
-    labels = len(config.get("id2label") or {}) or int(config.get("num_labels") or 1)
     if not named:
         return limit, "sigmoid" if labels == 1 else "softmax"
     short = str(named).rsplit(".", 1)[-1]
@@ -244,7 +244,7 @@ class CrossEncoderReranker:
         labels = len(config.get("id2label") or {}) or int(config.get("num_labels") or 1)
         if labels > 2:
             raise RerankUnavailable(f"cross-encoder {folder} has {labels} labels: not a relevance model")
-        limit, self.activation = cross_encoder_limits(folder, config)
+        limit, self.activation = cross_encoder_limits(folder, config, labels=labels)
         self.labels = labels
         self.max_tokens = min(max_tokens, limit)
         self.batch_size = batch_size
@@ -331,7 +331,7 @@ def _cross_encoder(
 @lru_cache(maxsize=8)
 def _reranker(
     mtime_ns: int, name: str, path: str, base_url: str, api: str, api_key: str, timeout_s: float, retries: int
-) -> Reranker:
+) -> FeatureReranker | HttpReranker:
     if name.startswith("http:"):
         return HttpReranker(
             model=name.removeprefix("http:"),

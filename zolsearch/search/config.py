@@ -7,7 +7,6 @@ this object is stored on every ``Answer`` so runs can be grouped by exact config
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
 import logging
@@ -19,7 +18,7 @@ from django.conf import settings
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from core.providers.embeddings import embedding_provider_get
-from core.providers.rerank import reranker_identity, reranker_key
+from core.providers.rerank import reranker_identity
 from ingestion.selectors import source_priorities
 
 logger = logging.getLogger(__name__)
@@ -379,22 +378,21 @@ def reranker_config(name: str, *, embedding_model: str) -> dict[str, Any]:
     the embedding model and the settings that change the scorer's scores) is the current one.
     Without a usable calibration (file or entry missing or not an object, thresholds out of
     [0, 1] or lower above upper, languages not lists of strings, another identity) CRAG is
-    bypassed; the rerank stage reports a missing model
-    file on the trace. A model
-    file fitted on another embedding model's vectors (its dense weights and thresholds are on
-    that model's cosine scale) gives ``{"reranker": ""}``: the fused order.
+    bypassed; the rerank stage reports a missing model file on the trace. A model file fitted
+    on another embedding model's vectors (its dense weights and thresholds are on that model's
+    cosine scale) gives ``{"reranker": ""}``: the fused order.
     """
     if not name:
         return {"reranker": name}
     if name != "features-lr":  # a scorer not fitted here: its entry in the CRAG file, if any
-        scorers = (_json_file(Path(settings.RERANK_CRAG_PATH)) or {}).get("scorers")
-        entry = scorers.get(reranker_key(name)) if isinstance(scorers, dict) else None
         identity = reranker_identity(name, embedding_model=embedding_model)
+        scorers = (_json_file(Path(settings.RERANK_CRAG_PATH)) or {}).get("scorers")
+        entry = scorers.get(identity["key"]) if isinstance(scorers, dict) else None
         if isinstance(entry, dict) and entry.get("identity") != identity:
             logger.warning(
                 "CRAG thresholds of %s were calibrated for %s, not %s: CRAG off for it until "
                 "`manage.py crag_calibrate` is run again",
-                reranker_key(name),
+                identity["key"],
                 entry.get("identity"),
                 identity,
             )
@@ -443,15 +441,9 @@ def flags_apply(config: PipelineConfig, values: dict[str, Any]) -> PipelineConfi
             else:
                 valid[name] = value
         # The valid rows together, as without the bad one (a reranker row must not reset the
-        # CRAG thresholds of rows applied before it); one by one if only some fit together.
-        try:
-            return config.with_overrides(**valid)
-        except ConfigInvalid as exc:
-            logger.error("pipeline flags %s do not fit together: %s", sorted(valid), exc)
-        for name, value in valid.items():
-            with contextlib.suppress(ConfigInvalid):
-                config = config.with_overrides(**{name: value})
-        return config
+        # CRAG thresholds of rows applied before it). No validator reads two fields, so rows
+        # that are valid one by one are valid together.
+        return config.with_overrides(**valid)
 
 
 def pipeline_config_default() -> PipelineConfig:

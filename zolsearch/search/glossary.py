@@ -299,13 +299,14 @@ def medical_renderings(question: str, known: Collection[str] = ()) -> list[Rende
                     rendering = Rendering((word,), generic=True)
                 elif word in entries:
                     rendering = Rendering(entries[word], generic=word in generic)
-                elif (whole := _cognate(word, known)) and whole in known:
+                else:
+                    cognate = _cognate(word, known)
                     # a word the index spells so is not split ("cellulitis", not "cell" + "lulitis")
-                    rendering = Rendering((whole,), guessed=True)
-                elif compound := _compound(word, entries, known=known):
-                    rendering = Rendering((compound[0],), guessed=compound[1])
-                elif found := _cognate(word, known):
-                    rendering = Rendering((found,), guessed=True)
+                    compound = None if cognate in known else _compound(word, entries, known=known)
+                    if compound:
+                        rendering = Rendering((compound[0],), guessed=compound[1])
+                    elif cognate:
+                        rendering = Rendering((cognate,), guessed=True)
         n += size
         if rendering is not None:
             out.append(rendering)
