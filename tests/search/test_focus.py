@@ -32,6 +32,21 @@ def _link(text: str, language: str) -> Focus | None:
     return focus_link(question=text, resolution=text_resolve(text=text, language=language, with_terms=False))
 
 
+def _medquad_focus_add(focus: str, *, cui: str) -> None:
+    """A MedQuAD MedlinePlus document with ``focus`` (not in the bundled slice), stored as the
+    MedQuAD connector stores it, and the focus lexicon read again."""
+    source = Source.objects.create(key=f"medquad-{cui}", name=f"MedQuAD {focus}")
+    Document.objects.create(
+        source=source,
+        external_id=f"medquad:test-{cui}",
+        title=focus,
+        language="en",
+        content_hash="x",
+        metadata={"focus": focus, "umls_cuis": [cui], "subset": "MPlus_Health_Topics"},
+    )
+    medquad_lexicon_clear()
+
+
 def test_the_taxonomy_links_aliases_and_names_the_longest_mention_first(hospital: None) -> None:
     """GIVEN the sample hospital WHEN a question names a condition by its alias, or a doctor by
     name beside a department THEN the focus is the entity named, the longest mention winning; a
@@ -93,16 +108,7 @@ def test_a_focus_that_is_a_stop_word_of_the_question_needs_capitals() -> None:
     """GIVEN MedQuAD's focus "ALS" (Amyotrophic Lateral Sclerosis; not in the bundled slice, so
     added as the MedQuAD connector stores it) WHEN a Dutch question uses the word "als" (if, as)
     THEN ALS is not its focus; written in capitals, or in an English question, it is."""
-    source = Source.objects.create(key="medquad-als", name="MedQuAD ALS")
-    Document.objects.create(
-        source=source,
-        external_id="medquad:test-als",
-        title="ALS",
-        language="en",
-        content_hash="x",
-        metadata={"focus": "ALS", "umls_cuis": ["C0002736"], "subset": "MPlus_Health_Topics"},
-    )
-    medquad_lexicon_clear()
+    _medquad_focus_add("ALS", cui="C0002736")
     try:
         dutch = focus_link(question="mag ik blijven slapen als mijn kind opgenomen is", resolution=None, language="nl")
         assert dutch is None
@@ -170,6 +176,38 @@ def test_a_dutch_spelling_links_the_medquad_focus_and_the_name_is_searched_too()
     )
     assert "Abetalipoproteinemia" not in off.search_query
     assert off.trace.understanding is not None and off.trace.understanding.expanded == ""
+
+
+def test_a_name_with_a_dutch_head_word_links_the_medquad_focus_in_its_english_spelling() -> None:
+    """GIVEN the ingested MedQuAD slice WHEN a Dutch message names a condition by its name and a
+    Dutch head word ("Abruzzo-Erickson syndroom"), or by Dutch cognates ("adenoid cystisch
+    carcinoom") THEN the focus is the MedQuAD term its English spelling names, the Dutch words
+    as matched; not in an English question (no Dutch spelling). GIVEN MedQuAD's Abdominal Pain
+    (added as the connector stores it) WHEN a Dutch story says "buikpijn" THEN it is not the
+    focus: a run of dictionary words alone ("abdominal pain") is the story as often as the
+    question."""
+    medquad_lexicon_clear()
+    question = "wat is het abruzzo-erickson syndroom? ons zoontje is klein en heeft een gespleten gehemelte"
+    focus = focus_link(question=question, resolution=None, language="nl")
+    assert focus is not None and (focus.text, focus.source, focus.matched) == (
+        "Abruzzo Erickson syndrome",
+        "medquad",
+        "abruzzo erickson syndroom",
+    )
+    assert focus_link(question=question, resolution=None, language="en") != focus
+    cognates = focus_link(question="is een adenoid cystisch carcinoom erfelijk?", resolution=None, language="nl")
+    assert cognates is not None and (cognates.text, cognates.matched) == (
+        "Adenoid cystic carcinoma",
+        "adenoid cystisch carcinoom",
+    )
+    _medquad_focus_add("Abdominal Pain", cui="C0000737")
+    try:
+        english = focus_link(question="my daughter has abdominal pain", resolution=None, language="en")
+        assert english is not None and english.text == "Abdominal Pain"
+        story = focus_link(question="mijn dochter heeft al maanden buikpijn", resolution=None, language="nl")
+        assert story is None or story.text != "Abdominal Pain"
+    finally:
+        medquad_lexicon_clear()
 
 
 def test_an_answer_about_a_named_condition_keeps_only_pages_about_it() -> None:

@@ -11,8 +11,10 @@ import pytest
 
 from zolsearch.search.config import pipeline_config_default
 from zolsearch.search.glossary import (
+    Spelled,
     cognate_spellings,
     dutch_word_elsewise,
+    english_spelling,
     glossary_topics,
     glossary_translate,
     medical_dictionary,
@@ -170,6 +172,32 @@ def test_compounds_with_a_greek_or_latin_tail_eponyms_and_dutch_words_that_mean_
     assert medical_english("ziekte caffey") == []  # without "van" it is no eponym (a reduced query)
     assert dutch_word_elsewise("arts") and not dutch_word_elsewise("diabetes")
     assert not dutch_word_elsewise("caffey")
+
+
+def test_the_english_spelling_keeps_the_words_it_cannot_translate_in_place() -> None:
+    """GIVEN the dictionary and a medical vocabulary WHEN a Dutch question names a condition by
+    a name and a Dutch head word THEN every word is kept in order, the head word in English
+    (dictionary) and a cognate in the vocabulary's spelling (guessed), the name as typed;
+    eponyms are one unit; stop words, digits and generic rows are generic."""
+    known = frozenset({"lymphoma", "syndrome"})
+    units = english_spelling("Is het Baller-Gerold syndroom erfelijk?", known)
+    assert [(u.dutch, u.english) for u in units] == [
+        ("is", "is"),
+        ("het", "het"),
+        ("baller", "baller"),
+        ("gerold", "gerold"),
+        ("syndroom", "syndrome"),
+        ("erfelijk", "inherited"),
+    ]
+    assert [u.translated for u in units] == [False, False, False, False, True, True]
+    assert units[0].generic and units[1].generic and not units[2].generic and units[5].generic
+    (hodgkin, lymphoma) = english_spelling("hodgkin lymfoom", known)
+    assert hodgkin == Spelled("hodgkin", "hodgkin", translated=False, generic=False)
+    assert lymphoma == Spelled("lymfoom", "lymphoma", translated=True, generic=False, guessed=True)
+    (wilson,) = english_spelling("ziekte van Wilson", known)
+    assert (wilson.dutch, wilson.english, wilson.eponym) == ("ziekte van wilson", "wilson disease", True)
+    assert [u.generic for u in english_spelling("de 2 x")] == [True, True, True]  # stop word, digit, letter
+    assert english_spelling("") == [] and english_spelling("?!") == []
 
 
 def test_a_cognate_is_spelled_as_the_indexs_medical_vocabulary_spells_it() -> None:

@@ -313,6 +313,74 @@ def medical_renderings(question: str, known: Collection[str] = ()) -> list[Rende
     return out
 
 
+@dataclass(frozen=True)
+class Spelled:
+    """One unit of :func:`english_spelling`: ``dutch``, the normalised Dutch word or phrase of
+    the question; ``english``, its normalised English (the usual rendering of a dictionary word,
+    phrase, compound or eponym; a cognate spelling; else ``dutch`` itself); ``translated``:
+    ``english`` differs from ``dutch``; ``generic``: the unit names nothing on its own (a
+    generic dictionary row, a stop word, a digit or a single letter); ``guessed``: ``english``
+    is a cognate spelling (:func:`_cognate`, alone or as a compound's last part), not a
+    dictionary rendering; ``eponym``: a "ziekte/syndroom van X" (:func:`_eponym`)."""
+
+    dutch: str
+    english: str
+    translated: bool
+    generic: bool
+    guessed: bool = False
+    eponym: bool = False
+
+
+def english_spelling(question: str, known: Collection[str] = ()) -> list[Spelled]:
+    """Every word of the Dutch ``question`` in order, each dictionary phrase, eponym, compound
+    and long medical word in English as :func:`medical_renderings` renders it (its usual
+    rendering; a cognate spelled as ``known`` holds it), every other word as typed: unlike
+    :func:`medical_renderings`, the words it cannot translate are kept in place, so that a
+    name and its Dutch head word read as the English name ("baller-gerold syndroom" →
+    ``baller gerold`` + ``syndrome``; "hodgkin lymfoom" → ``hodgkin`` + ``lymphoma``). What
+    focus linking matches against MedQuAD's foci (:func:`zolsearch.search.focus.medquad_focus`).
+    ``[]`` for a question without words. Raises what :func:`medical_dictionary` raises."""
+    entries, longest, generic = medical_dictionary()
+    words = text_normalise(question).split()
+    out: list[Spelled] = []
+    n = 0
+    while n < len(words):
+        english: str | None = None
+        guessed = is_eponym = False
+        size = 1
+        for size in range(min(longest, len(words) - n), 1, -1):
+            phrase = " ".join(words[n : n + size])
+            if phrase in entries:
+                english = entries[phrase][0]
+                break
+        else:
+            size = 1
+            eponym = _eponym(words, n, entries)
+            word = words[n]
+            if eponym is not None:
+                english, size, is_eponym = eponym[0][0], eponym[1], True
+            elif word in entries:
+                english = entries[word][0]
+            elif word not in STOPWORDS["nl"] and not word.isdigit() and len(word) > 1:
+                cognate = _cognate(word, known)
+                compound = None if cognate in known else _compound(word, entries, known=known)
+                english, guessed = compound if compound else (cognate, cognate is not None)
+        dutch = " ".join(words[n : n + size])
+        spelled = text_normalise(english) if english else dutch
+        out.append(
+            Spelled(
+                dutch=dutch,
+                english=spelled or dutch,
+                translated=bool(spelled) and spelled != dutch,
+                generic=dutch in generic or dutch in STOPWORDS["nl"] or dutch.isdigit() or len(dutch) == 1,
+                guessed=guessed,
+                eponym=is_eponym,
+            )
+        )
+        n += size
+    return out
+
+
 def renderings_kept(
     renderings: list[Rendering], *, cognates: bool = True, specific: bool = True
 ) -> list[tuple[str, ...]]:
