@@ -70,6 +70,10 @@ def test_site_labels_are_the_hosts_name_parts() -> None:
         ("spoed ziekenhuis geel via welke straat", "https://www.ziekenhuisgeel.be/spoed"),
         ("moet ik op spoed blijven slapen in het uza", "https://www.uza.be/spoed"),
         ("Quelles sont les heures de visite à l'AZ Sint-Jan de Bruges", "https://www.azsintjan.be/bezoek"),
+        # a town's English or French name is its Dutch one (EXONYMS)
+        ("where can I park at UZ Ghent hospital", "https://www.uzgent.be/nl/parkeren"),
+        ("heures de visite à l'hôpital de Bruges", "https://www.hartcentrumbrugge-oostende.be/x"),
+        ("parking at the hospital in Louvain", "https://www.uzleuven.be/x"),
     ],
 )
 def test_a_question_names_the_hospital_it_is_about(question: str, url: str, sites: tuple[tuple[str, ...], ...]) -> None:
@@ -89,6 +93,8 @@ def test_a_question_names_the_hospital_it_is_about(question: str, url: str, site
         ("mag ik bloemen meebrengen naar het ziekenhuis", "https://www.antoniusziekenhuis.nl/x"),
         ("wat kost een kamer in sint maria halle", "https://www.sint-trudo.be/x"),
         ("What is the treatment of cancer?", "https://www.uzgent.be/x"),
+        # Louvain is Leuven: the exonym names that town only, not UZ Gent
+        ("where can I park in Louvain", "https://www.uzgent.be/x"),
     ],
 )
 def test_ordinary_words_name_no_hospital(question: str, url: str, sites: tuple[tuple[str, ...], ...]) -> None:

@@ -62,13 +62,54 @@ def site_labels(url: str) -> tuple[str, ...]:
     return tuple(labels)
 
 
+# Belgian and Dutch towns with hospitals, as English, French and German speakers write them →
+# the Dutch name the hospitals' web addresses use ("UZ Ghent" is www.uzgent.be, "Bruges" the
+# "brugge" of www.hartcentrumbrugge-oostende.be). The established exonyms of the Dutch-speaking
+# towns (the Belgian municipalities' official French names; the English and German forms in
+# common use); one word each, normalised. Towns whose hospitals' addresses are French (Liège,
+# Namur, Mons) are left out: there the French name is the address's.
+EXONYMS: dict[str, str] = {
+    "ghent": "gent",
+    "gand": "gent",
+    "bruges": "brugge",
+    "antwerp": "antwerpen",
+    "anvers": "antwerpen",
+    "louvain": "leuven",
+    "lowen": "leuven",
+    "malines": "mechelen",
+    "mecheln": "mechelen",
+    "courtrai": "kortrijk",
+    "ypres": "ieper",
+    "ostend": "oostende",
+    "ostende": "oostende",
+    "brussels": "brussel",
+    "bruxelles": "brussel",
+    "alost": "aalst",
+    "termonde": "dendermonde",
+    "audenarde": "oudenaarde",
+    "tirlemont": "tienen",
+    "tongres": "tongeren",
+    "furnes": "veurne",
+    "renaix": "ronse",
+    "roulers": "roeselare",
+    "menin": "menen",
+    "vilvorde": "vilvoorde",
+    "lierre": "lier",
+    "nimwegen": "nijmegen",
+    "nimegue": "nijmegen",
+    "leyden": "leiden",
+    "flushing": "vlissingen",
+}
+
+
 def question_names(question: str, language: str) -> tuple[frozenset[str], frozenset[str]]:
     """``(whole, parts)`` of ``question``: ``whole`` are the words of ≥ :data:`MIN_WORD_CHARS`
     letters and every run of two or three adjacent words written together, which match a label
     only when equal to it; ``parts`` are the members of ``whole`` of ≥ :data:`MIN_PART_CHARS`
-    letters, which match when part of a label. Lone stop words (of ``language`` and English)
-    are in neither."""
-    words = _WORD.findall(text_normalise(question))
+    letters, which match when part of a label. A town's English, French or German name is read
+    as its Dutch name (:data:`EXONYMS`: "UZ Ghent" → ``uzgent``). Lone stop words (of
+    ``language`` and English) are in neither."""
+    words = [EXONYMS.get(word, word) for word in _WORD.findall(text_normalise(question))]
     stop = STOPWORDS.get(language, set()) | STOPWORDS["en"]
     whole: set[str] = {w for w in words if len(w) >= MIN_WORD_CHARS and w not in stop}
     for n in (2, 3):
