@@ -34,6 +34,13 @@ generic: they are not tried. It links the Dutch spellings of
 cognate disease names patients type ("cholangiocarcinoom" → Cholangiocarcinoma 0.78, "leukemie"
 → Leukemia 0.74, "dementie" → Dementia 0.71) and their misspellings.
 
+Names of two or more words: a Dutch question is also matched word for word in its English
+spelling (:func:`_spelled_focus`: "baller-gerold syndroom" → Baller-Gerold syndrome), and a
+misspelled name of several words in any language by the same trigram index
+(:func:`_fuzzy_phrase_focus`: "peutz jegers syndrome" → Peutz-Jeghers syndrome); either wins
+over a one-word exact match, which in a patient's story is often a word of the story
+("surgery", "pregnancy", "syndrome").
+
 Accuracy on the labelled set: ``benchmarks/understanding.py focus`` (``docs/EVALUATION.md``).
 """
 
@@ -43,6 +50,7 @@ import re
 import threading
 from collections import Counter
 from dataclasses import dataclass, field
+from difflib import SequenceMatcher
 
 import numpy as np
 from scipy import sparse
@@ -67,6 +75,15 @@ FUZZY_MIN_SIMILARITY = 0.6
 FUZZY_MIN_SIMILARITY_SYNONYM = 0.75
 FUZZY_MIN_LENGTH_RATIO = 0.7
 FUZZY_GENERIC_TERMS = 3
+# Misspelled names of two or more words (_fuzzy_phrase_focus): the least character-trigram
+# cosine of a run of words with a term, their least length ratio, the least difflib ratio of a
+# run's word with a word of the term, and the longest run tried. 0.75 was set before reading
+# the links on the noisy messages; there the correct links score 0.76-0.96 (docs/EVALUATION.md).
+PHRASE_MIN_SIMILARITY = 0.75
+PHRASE_MIN_LENGTH_RATIO = 0.8
+PHRASE_WORD_MIN_RATIO = 0.7
+PHRASE_MAX_WORDS = 6
+_DIGITS = re.compile(r"\d+")
 _LETTERS = re.compile(r"[^\W\d_]+", re.UNICODE)
 _FUZZY_STOP = frozenset().union(*(STOPWORDS.get(language, set()) for language in ("nl", "en", "fr")))
 # Entity types of the taxonomy → focus kinds (a campus or service is practical information).
@@ -306,13 +323,98 @@ def medquad_focus(question: str, language: str = "") -> Focus | None:
     grams = ngrams(text_normalise(question), max_n=max(1, lexicon.longest))
     found = [gram for gram in grams if gram in lexicon.terms and medquad_match_allowed(gram, question, language)]
     spelled = _spelled_focus(question, lexicon) if language == TARGET_LANGUAGE else None
-    if not found:
-        return spelled or _fuzzy_focus(question, lexicon)
-    gram = max(found, key=lambda g: (len(g.split()), len(g)))
+    gram = max(found, key=lambda g: (len(g.split()), len(g))) if found else ""
     if spelled is not None and len(spelled.matched.split()) > len(gram.split()):
         return spelled  # "chronische myeloide leukemie" over "leukemie"
+    if len(gram.split()) < 2:
+        # a misspelled name of two or more words over a one-word term of the story ("peutz
+        # jegers syndrome" over Syndrome, "gallblader cancer" over Gallstones)
+        phrase = _fuzzy_phrase_focus(question, lexicon, language)
+        if phrase is not None:
+            return phrase
+    if not gram:
+        return _fuzzy_focus(question, lexicon)
     entry = lexicon.terms[gram]
     return Focus(text=entry.focus, kind=entry.kind, source="medquad", identifier=entry.cui, matched=gram)
+
+
+def _phrase_tokens(question: str, language: str, lexicon: _Lexicon) -> list[tuple[str, str]]:
+    """``(word, said)`` pairs of ``question`` for :func:`_fuzzy_phrase_focus`: its normalised
+    words (for a Dutch question, of its :func:`english_spelling`: ``said`` is the Dutch word or
+    phrase a word comes from), a possessive's lone "s" joined to its word ("menke's" →
+    ``menkes``, as text_normalise splits it)."""
+    if language == TARGET_LANGUAGE:
+        pairs = [(word, u.dutch) for u in english_spelling(question, lexicon.words) for word in u.english.split()]
+    else:
+        pairs = [(word, word) for word in text_normalise(question).split()]
+    tokens: list[tuple[str, str]] = []
+    for word, said in pairs:
+        if word == "s" and tokens and tokens[-1][0].isalpha():
+            tokens[-1] = (tokens[-1][0] + "s", tokens[-1][1] + " s")
+        else:
+            tokens.append((word, said))
+    return tokens
+
+
+def _word_covered(word: str, term_words: list[str]) -> bool:
+    """``word`` is a word of ``term_words`` or spelled nearly so (:class:`difflib.SequenceMatcher`
+    ratio ≥ :data:`PHRASE_WORD_MIN_RATIO`: "jegers" for "jeghers", "desease" for "disease")."""
+    return word in term_words or any(
+        SequenceMatcher(None, word, other).ratio() >= PHRASE_WORD_MIN_RATIO for other in term_words
+    )
+
+
+def _fuzzy_phrase_focus(question: str, lexicon: _Lexicon, language: str) -> Focus | None:
+    """The MedQuAD term a misspelled name of two to :data:`PHRASE_MAX_WORDS` words in
+    ``question`` is (:func:`_phrase_tokens`; "peutz jegers syndrome" → Peutz-Jeghers syndrome,
+    "jervel lange nielsen syndroom" → Jervell Lange-Nielsen syndrome), or None. A run of words
+    is tried when it begins and ends with a word that is not a stop word and holds a word of at
+    least 4 letters that no MedQuAD term has (the misspelling) beside one that a term has (the
+    rest of the name, or its head word: "syndrome", "cancer"; a run of the patient's story alone
+    is not tried); it names the term of the highest
+    character-trigram cosine (the fuzzy index of :func:`_fuzzy_index`) when that cosine is at
+    least :data:`PHRASE_MIN_SIMILARITY`, their lengths are within :data:`PHRASE_MIN_LENGTH_RATIO`
+    of each other, they hold the same numbers ("noonan syndrome 4" is not "noonan syndrome 1")
+    and every word of the run is a word of the term or spelled nearly so
+    (:func:`_word_covered`: "diabetes voor onze" is not "hereditary hemochromatosis"). The run
+    of the highest cosine wins. ``matched``: the words as the question says them."""
+    tokens = _phrase_tokens(question, language, lexicon)
+    runs: list[tuple[int, int]] = []
+    for start in range(len(tokens)):
+        for end in range(start + 2, min(len(tokens), start + PHRASE_MAX_WORDS) + 1):
+            words = [w for w, _ in tokens[start:end]]
+            if words[0] in _FUZZY_STOP or words[-1] in _FUZZY_STOP:
+                continue
+            content = [w for w in words if w not in _FUZZY_STOP]
+            unknown = [w for w in content if len(w) >= 4 and w.isalpha() and w not in lexicon.words]
+            if unknown and len(unknown) < len(content):
+                runs.append((start, end))
+    index = _fuzzy_index(lexicon) if runs else None
+    if index is None:
+        return None
+    vectorizer, matrix = index
+    texts = [" ".join(w for w, _ in tokens[start:end]) for start, end in runs]
+    similarity = (vectorizer.transform(texts) @ matrix).toarray()  # (runs, terms), cosine in [0, 1]
+    best: tuple[float, int, int] | None = None
+    for row, text in enumerate(texts):
+        column = int(similarity[row].argmax())
+        value, term = float(similarity[row, column]), lexicon.foci[column]
+        if value < PHRASE_MIN_SIMILARITY or (best is not None and value <= best[0]):
+            continue
+        if min(len(text), len(term)) / max(len(text), len(term)) < PHRASE_MIN_LENGTH_RATIO:
+            continue
+        if _DIGITS.findall(text) != _DIGITS.findall(term):
+            continue
+        term_words = term.split()
+        if all(_word_covered(word, term_words) for word in text.split()):
+            best = (value, row, column)
+    if best is None:
+        return None
+    _, row, column = best
+    start, end = runs[row]
+    said = " ".join(dict.fromkeys(s for _, s in tokens[start:end]))
+    entry = lexicon.terms[lexicon.foci[column]]
+    return Focus(text=entry.focus, kind=entry.kind, source="medquad", identifier=entry.cui, matched=said)
 
 
 def _spelled_names(span: list[Spelled]) -> bool:
@@ -364,14 +466,17 @@ def _spelled_focus(question: str, lexicon: _Lexicon) -> Focus | None:
 
 
 def _fuzzy_index(lexicon: _Lexicon) -> tuple[TfidfVectorizer, sparse.csr_matrix] | None:
-    """The character-trigram TF-IDF of ``lexicon``'s foci and synonyms (fitted once per lexicon,
-    ≈ 0.2 s for 15,000 terms); None when there are none."""
+    """The character-trigram TF-IDF of ``lexicon``'s foci and synonyms, fitted once per lexicon
+    (≈ 0.2 s for 15,000 terms): the vectorizer and the terms' vectors transposed, a
+    ``(trigrams, terms)`` CSR matrix, so that ``vectorizer.transform(texts) @ matrix`` is the
+    ``(texts, terms)`` cosines (the vectors are L2-normalised) without transposing the terms'
+    matrix on every call (4 ms each on the full MedQuAD); None when there are none."""
     with lexicon.lock:
         if not lexicon.foci:
             return None
         if lexicon.fuzzy is None:
             vectorizer = TfidfVectorizer(analyzer="char_wb", ngram_range=(3, 3), sublinear_tf=True)
-            lexicon.fuzzy = (vectorizer, vectorizer.fit_transform(lexicon.foci))
+            lexicon.fuzzy = (vectorizer, sparse.csr_matrix(vectorizer.fit_transform(lexicon.foci).T))
         return lexicon.fuzzy
 
 
@@ -401,7 +506,7 @@ def _fuzzy_focus(question: str, lexicon: _Lexicon) -> Focus | None:
         return None
     vectorizer, matrix = index
     foci, minimum, lengths = lexicon.foci, lexicon.fuzzy_min, lexicon.fuzzy_lengths
-    similarity = (vectorizer.transform(words) @ matrix.T).toarray()  # (words, terms), cosine in [0, 1]
+    similarity = (vectorizer.transform(words) @ matrix).toarray()  # (words, terms), cosine in [0, 1]
     word_lengths = np.array([len(word) for word in words], dtype=np.float64)
     ratio = np.minimum.outer(word_lengths, lengths) / np.maximum.outer(word_lengths, lengths)
     similarity[(similarity < minimum) | (ratio < FUZZY_MIN_LENGTH_RATIO)] = 0.0
