@@ -25,6 +25,7 @@ for module, args, env in (
     ("benchmarks.encoder_threads", [], {}),
     ("benchmarks.retrieval_quality", ["--set", "data/golden/medquad-heldout.jsonl", "--quiet"], BENCH_DB),
     ("benchmarks.retrieval_quality", ["--set", "data/golden/medquad-heldout-noisy.jsonl", "--quiet"], BENCH_DB),
+    ("benchmarks.request_cost", [], BENCH_DB),
     ("benchmarks.ablation", [], {}),
     # HTTP under load against `manage.py serve`, its floor, BM25 after each ingestion run, a
     # 5-minute soak (about 15 minutes; BENCH_LOAD_CORPUS=full adds the whole MedQuAD, ~25 min more).
