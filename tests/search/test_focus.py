@@ -13,7 +13,13 @@ from taxonomy.resolver import text_resolve
 from taxonomy.services import sample_hospital_load
 from taxonomy.snomed import snomed_import
 from zolsearch.search.config import pipeline_config_default
-from zolsearch.search.focus import Focus, focus_link, medquad_lexicon_clear, medquad_match_allowed
+from zolsearch.search.focus import (
+    Focus,
+    focus_link,
+    medquad_lexicon_clear,
+    medquad_match_allowed,
+    question_sentence,
+)
 from zolsearch.search.pipeline import SearchRequest, pipeline_run
 from zolsearch.search.stages.generate import chunks_same_focus
 
@@ -237,6 +243,31 @@ def test_a_misspelled_name_of_several_words_links_the_medquad_focus() -> None:
     # the one-word fuzzy match may still take "acromatopsia" alone; the run with its number does not link
     other = focus_link(question="how is acromatopsia 4 inherited", resolution=None, language="en")
     assert other is None or other.matched != "acromatopsia 4"
+
+
+def test_the_question_sentence_names_the_focus_before_the_story() -> None:
+    """GIVEN the ingested MedQuAD slice WHEN a message asks about one condition in its question
+    sentence and names a longer one in its story THEN the focus is the one asked about; when the
+    question sentence names none, the story's is (the whole message)."""
+    medquad_lexicon_clear()
+    asked = focus_link(
+        question="what causes abetalipoproteinemia? our son was also born with absence of the septum pellucidum",
+        resolution=None,
+        language="en",
+    )
+    assert asked is not None and asked.text == "Abetalipoproteinemia"
+    story = focus_link(
+        question="our son was born with absence of the septum pellucidum. what does that mean for him?",
+        resolution=None,
+        language="en",
+    )
+    assert story is not None and story.text == "Absence of the Septum Pellucidum"
+    assert (
+        question_sentence("how is proctitus treated? i had radiotherapy for prostate cancer")
+        == "how is proctitus treated?"
+    )
+    assert question_sentence("mijn moeder heeft X. wat is de prognose? en de behandeling?") == "wat is de prognose?"
+    assert question_sentence("wat is diabetes?") == "" and question_sentence("mijn zoon heeft X. hij is 5.") == ""
 
 
 def test_an_answer_about_a_named_condition_keeps_only_pages_about_it() -> None:

@@ -315,11 +315,40 @@ def medquad_match_allowed(gram: str, question: str, language: str) -> bool:
 
 
 def medquad_focus(question: str, language: str = "") -> Focus | None:
-    """The MedQuAD focus ``question`` names: the longest exact term (focus or UMLS synonym),
-    else the fuzzy match of one of its long words (module docstring); None when neither."""
+    """The MedQuAD focus ``question`` names (:func:`_medquad_focus_of`), looked for first in
+    its question sentence (:func:`question_sentence`) when it has other sentences too: a
+    patient asks in one sentence and tells the story in the others, and the story names
+    conditions too, often spelled better than the one asked about ("how is proctitus treated?
+    i was told i have it after radiotherapy for prostate cancer": Proctitis, not Prostate
+    Cancer). The whole message when that sentence names none; None when neither does."""
     lexicon = _LEXICON.get()
     if not lexicon.terms:
         return None
+    asked = question_sentence(question)
+    if asked:
+        found = _medquad_focus_of(asked, language, lexicon)
+        if found is not None:
+            return found
+    return _medquad_focus_of(question, language, lexicon)
+
+
+_SENTENCES = re.compile(r"[^.?!]*[.?!]+|[^.?!]+$")
+
+
+def question_sentence(message: str) -> str:
+    """The first sentence of ``message`` that ends with a question mark, when ``message`` has
+    another sentence beside it; "" otherwise (one sentence, or no question mark). Sentences end
+    at ".", "?" or "!" ("wat is X? mijn zoon heeft Y." → "wat is X?")."""
+    sentences = [m.group(0).strip() for m in _SENTENCES.finditer(message) if m.group(0).strip(" .?!")]
+    if len(sentences) < 2:
+        return ""
+    return next((sentence for sentence in sentences if sentence.endswith("?")), "")
+
+
+def _medquad_focus_of(question: str, language: str, lexicon: _Lexicon) -> Focus | None:
+    """The MedQuAD focus ``question`` names: the longest exact term (focus or UMLS synonym), a
+    longer one in its English spelling (Dutch) or misspelled, else the fuzzy match of one of its
+    long words (module docstring); None when none."""
     grams = ngrams(text_normalise(question), max_n=max(1, lexicon.longest))
     found = [gram for gram in grams if gram in lexicon.terms and medquad_match_allowed(gram, question, language)]
     spelled = _spelled_focus(question, lexicon) if language == TARGET_LANGUAGE else None
