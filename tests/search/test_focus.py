@@ -270,6 +270,28 @@ def test_the_question_sentence_names_the_focus_before_the_story() -> None:
     assert question_sentence("wat is diabetes?") == "" and question_sentence("mijn zoon heeft X. hij is 5.") == ""
 
 
+def test_dutch_dictionary_words_name_the_focus_in_the_question_sentence_only() -> None:
+    """GIVEN MedQuAD's Prostate Cancer (added as the connector stores it) WHEN a Dutch message
+    asks about "prostaatkanker" in its question sentence THEN its English ("prostate cancer",
+    dictionary words alone) is the focus; WHEN the word is only in the story THEN it is not."""
+    _medquad_focus_add("Prostate Cancer", cui="C0376358")
+    try:
+        asked = focus_link(
+            question="wordt er onderzoek gedaan naar prostaatkanker? mijn man wil meedoen",
+            resolution=None,
+            language="nl",
+        )
+        assert asked is not None and (asked.text, asked.matched) == ("Prostate Cancer", "prostaatkanker")
+        story = focus_link(
+            question="mijn man had vorig jaar prostaatkanker. mag hij nu weer fietsen?",
+            resolution=None,
+            language="nl",
+        )
+        assert story is None or story.text != "Prostate Cancer"
+    finally:
+        medquad_lexicon_clear()
+
+
 def test_an_answer_about_a_named_condition_keeps_only_pages_about_it() -> None:
     """GIVEN the answer passages of "What are the symptoms of ABCD syndrome?" as the fused order
     once had them (ABCD syndrome, Acrorenal mandibular syndrome) and a page without a focus

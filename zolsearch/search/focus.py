@@ -326,7 +326,7 @@ def medquad_focus(question: str, language: str = "") -> Focus | None:
         return None
     asked = question_sentence(question)
     if asked:
-        found = _medquad_focus_of(asked, language, lexicon)
+        found = _medquad_focus_of(asked, language, lexicon, asked=True)
         if found is not None:
             return found
     return _medquad_focus_of(question, language, lexicon)
@@ -345,13 +345,14 @@ def question_sentence(message: str) -> str:
     return next((sentence for sentence in sentences if sentence.endswith("?")), "")
 
 
-def _medquad_focus_of(question: str, language: str, lexicon: _Lexicon) -> Focus | None:
+def _medquad_focus_of(question: str, language: str, lexicon: _Lexicon, *, asked: bool = False) -> Focus | None:
     """The MedQuAD focus ``question`` names: the longest exact term (focus or UMLS synonym), a
     longer one in its English spelling (Dutch) or misspelled, else the fuzzy match of one of its
-    long words (module docstring); None when none."""
+    long words (module docstring); None when none. ``asked``: ``question`` is the message's
+    question sentence (:func:`_spelled_names`)."""
     grams = ngrams(text_normalise(question), max_n=max(1, lexicon.longest))
     found = [gram for gram in grams if gram in lexicon.terms and medquad_match_allowed(gram, question, language)]
-    spelled = _spelled_focus(question, lexicon) if language == TARGET_LANGUAGE else None
+    spelled = _spelled_focus(question, lexicon, asked=asked) if language == TARGET_LANGUAGE else None
     gram = max(found, key=lambda g: (len(g.split()), len(g))) if found else ""
     if spelled is not None and len(spelled.matched.split()) > len(gram.split()):
         return spelled  # "chronische myeloide leukemie" over "leukemie"
@@ -446,20 +447,27 @@ def _fuzzy_phrase_focus(question: str, lexicon: _Lexicon, language: str) -> Focu
     return Focus(text=entry.focus, kind=entry.kind, source="medquad", identifier=entry.cui, matched=said)
 
 
-def _spelled_names(span: list[Spelled]) -> bool:
+def _spelled_names(span: list[Spelled], *, asked: bool = False) -> bool:
     """Whether a run of :func:`english_spelling` units may name a focus in its English: no
     eponym (:func:`zolsearch.search.stages.understand._medical_english` links those), one unit
     translated, and one that is a name as typed (not generic, not translated: "baller gerold",
     "hodgkin") or a cognate spelling ("myeloide" → "myeloid", "nierdysplasie" → "kidney
     dysplasia"). A run of dictionary words alone ("hoge bloeddruk", "nierstenen", "buikpijn") is
     left to ``_medical_english`` too: in a patient's story such words are the story as often as
-    the question ("hoe vaak komt sponsnier voor? ik heb al 3 keer nierstenen gehad")."""
-    if any(u.eponym for u in span) or not any(u.translated for u in span):
+    the question ("hoe vaak komt sponsnier voor? ik heb al 3 keer nierstenen gehad"). In the
+    question sentence itself (``asked``, :func:`question_sentence`) they are what is asked
+    ("wordt er onderzoek gedaan naar prostaatkanker?", "welke symptomen geeft de ziekte van
+    wilson?"): there any run that translates a word and is not all generic names a focus."""
+    if not any(u.translated for u in span):
+        return False
+    if asked:
+        return not all(u.generic for u in span)
+    if any(u.eponym for u in span):
         return False
     return any(u.guessed or not (u.translated or u.generic) for u in span)
 
 
-def _spelled_focus(question: str, lexicon: _Lexicon) -> Focus | None:
+def _spelled_focus(question: str, lexicon: _Lexicon, *, asked: bool = False) -> Focus | None:
     """The MedQuAD term of two or more words that the Dutch ``question`` names in its English
     spelling (:func:`zolsearch.search.glossary.english_spelling`: "wat is het baller-gerold
     syndroom?" → "baller gerold syndrome", "hodgkin lymfoom" → "hodgkin lymphoma", "hoge
@@ -484,7 +492,7 @@ def _spelled_focus(question: str, lexicon: _Lexicon) -> Focus | None:
                 continue
             term = " ".join(english)
             span = units[start : end + 1]
-            if term in lexicon.terms and _spelled_names(span):
+            if term in lexicon.terms and _spelled_names(span, asked=asked):
                 best = (len(english), span, term)
     if best is None:
         return None
