@@ -16,6 +16,7 @@ from zolsearch.search.config import pipeline_config_default
 from zolsearch.search.focus import (
     Focus,
     focus_link,
+    focus_variants,
     medquad_lexicon_clear,
     medquad_match_allowed,
     question_sentence,
@@ -290,6 +291,26 @@ def test_dutch_dictionary_words_name_the_focus_in_the_question_sentence_only() -
         assert story is None or story.text != "Prostate Cancer"
     finally:
         medquad_lexicon_clear()
+
+
+def test_a_focus_title_gives_the_names_patients_say() -> None:
+    """GIVEN MedQuAD foci that are titles (CDC, NIDDK) WHEN the lexicon reads them THEN the name
+    without its parentheses, a parenthesised name (not an acronym), the last part after
+    "Parasites - " and the part before ": " are names of the focus too; GARD's " - " names and a
+    colon inside a word are left whole."""
+    assert focus_variants("Alkhurma Hemorrhagic Fever (AHF)") == ["Alkhurma Hemorrhagic Fever"]
+    assert focus_variants("Parasites - Lice - Head Lice") == ["Head Lice"]
+    assert focus_variants("Parasites - African Trypanosomiasis (also known as Sleeping Sickness)") == [
+        "Sleeping Sickness",
+        "Parasites - African Trypanosomiasis",
+        "African Trypanosomiasis",
+    ]
+    assert focus_variants("Pyelonephritis: Kidney Infection") == ["Pyelonephritis"]
+    assert focus_variants("Liver (Hepatocellular) Cancer") == ["Hepatocellular", "Liver Cancer"]
+    assert focus_variants("Hendra Virus Disease (HeV)") == ["Hendra Virus Disease"]
+    assert focus_variants("Ataxia - hypogonadism - choroidal dystrophy") == []
+    assert focus_variants("L-arginine:glycine amidinotransferase deficiency") == []
+    assert focus_variants("Abetalipoproteinemia") == []
 
 
 def test_an_answer_about_a_named_condition_keeps_only_pages_about_it() -> None:

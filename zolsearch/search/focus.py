@@ -152,6 +152,42 @@ class _Lexicon:
     lock: threading.Lock = field(default_factory=threading.Lock)
 
 
+_PARENTHESIS = re.compile(r"\s*\(([^()]*)\)")
+_ALSO_KNOWN = re.compile(r"^(also known as|also called|including)\s+", re.IGNORECASE)
+_PARASITES = "Parasites - "
+
+
+def focus_variants(focus: str) -> list[str]:
+    """The names a MedQuAD focus title holds besides itself, as patients would say them (CDC's
+    and NIDDK's foci are titles: "Alkhurma Hemorrhagic Fever (AHF)", "Parasites - Lice - Head
+    Lice", "Pyelonephritis: Kidney Infection"): the title without its parentheses ("alkhurma
+    hemorrhagic fever", "liver cancer" of "Liver (Hepatocellular) Cancer"); a parenthesis that
+    is a name of two or more words or a word in small letters after the first, without "also
+    known as" ("sleeping sickness", "toxoplasma infection"; not the acronyms "AHF", "HeV"); after CDC's
+    "Parasites - " prefix, the last " - " part ("Head Lice"); the part before a colon and a
+    space ("Pyelonephritis"; "L-arginine:glycine …" has no space). Each at most once, the title
+    itself left out; ``[]`` for a plain name. The lexicon keeps them as synonyms: a focus's own
+    name wins over them."""
+    out: list[str] = []
+
+    def add(name: str) -> None:
+        name = " ".join(name.split()).strip(" -:,")
+        if name and name != focus and name not in out:
+            out.append(name)
+
+    for inner in _PARENTHESIS.findall(focus):
+        inner = _ALSO_KNOWN.sub("", inner.strip())
+        if len(inner.split()) >= 2 or inner[1:].islower():
+            add(inner)
+    plain = _PARENTHESIS.sub("", focus)
+    add(plain)
+    if plain.startswith(_PARASITES):
+        add(plain[len(_PARASITES) :].split(" - ")[-1])
+    if ": " in plain:
+        add(plain.split(": ", 1)[0])
+    return out
+
+
 def _lexicon_read() -> _Lexicon:
     """The lexicon from the ingested documents' metadata (one query); a focus wins over another
     focus's synonym."""
@@ -173,7 +209,7 @@ def _lexicon_read() -> _Lexicon:
             cui=str(cuis[0]) if isinstance(cuis, list) and cuis else "",
         )
         foci.setdefault(text_normalise(focus), term)
-        for synonym in others if isinstance(others, list) else []:
+        for synonym in [*focus_variants(focus), *(others if isinstance(others, list) else [])]:
             normalised = text_normalise(synonym) if isinstance(synonym, str) else ""
             if len(normalised) >= MIN_SYNONYM_CHARS:
                 synonyms.setdefault(normalised, term)
