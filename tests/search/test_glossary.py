@@ -52,6 +52,20 @@ def test_english_and_french_practical_words_give_the_dutch_words_of_the_pages() 
     assert glossary_translate("can I get an interpreter", language="de") == []
 
 
+def test_turkish_and_arabic_practical_words_give_the_dutch_words_of_the_pages() -> None:
+    """GIVEN the glossary's Turkish and Arabic phrases WHEN a question in one of them names a
+    practical topic THEN the topic's Dutch words come back; Turkish letters are matched after
+    normalisation ("Tercüman" as "tercuman"), Arabic phrases as whole words."""
+    assert glossary_translate("Hastanede TERCÜMAN var mı?", language="tr")[:2] == ["tolk", "tolken"]
+    assert glossary_translate("randevumu nasıl iptal ederim", language="tr")[:2] == ["afspraak", "annuleren"]
+    assert glossary_translate("هل يوجد مترجم في المستشفى", language="ar")[:2] == ["tolk", "tolken"]
+    assert glossary_translate("كيف أطلب نسخة من ملفي الطبي", language="ar")[:2] == [
+        "medisch dossier",
+        "patiëntendossier",
+    ]
+    assert glossary_translate("ترجمات", language="ar") == []  # a longer word is not "ترجمة"
+
+
 @pytest.fixture
 def understanding_dir(settings, tmp_path: Path) -> Iterator[Path]:  # type: ignore[no-untyped-def]
     """An empty ``data/understanding`` folder as ``settings.BASE_DIR``'s; the dictionaries'
