@@ -74,6 +74,13 @@ STOPWORDS = {
 _SNOWBALL = {"nl": "dutch", "en": "english", "fr": "french", "de": "german", "tr": "turkish", "ro": "romanian"}
 
 
+def abbreviation_ends(text: str) -> bool:
+    """True when ``text`` ends with one of the abbreviations that end in a period without ending
+    a sentence ("Is Dr.", "bv.", "o.a."; the same list :func:`sentences_split` keeps intact)."""
+    words = text.rstrip().split()
+    return bool(words) and words[-1].endswith(".") and words[-1].lower().rstrip(".") in _ABBREVIATIONS
+
+
 def sentences_split(text: str) -> list[str]:
     """Split ``text`` into sentences, keeping abbreviations ("Dr.", "o.a.", "e.g.") intact.
 

@@ -63,7 +63,8 @@ def test_turkish_and_arabic_practical_words_give_the_dutch_words_of_the_pages() 
         "medisch dossier",
         "patiëntendossier",
     ]
-    assert glossary_translate("ترجمات", language="ar") == []  # a longer word is not "ترجمة"
+    assert glossary_translate("مترجمين", language="ar") == []  # holds "مترجم", but is a longer word
+    assert glossary_translate("doğum tarihim yanlış", language="tr") == []  # a date of birth is no birth
 
 
 @pytest.fixture

@@ -56,7 +56,7 @@ import numpy as np
 from scipy import sparse
 from sklearn.feature_extraction.text import TfidfVectorizer
 
-from core.text import STOPWORDS, text_normalise
+from core.text import STOPWORDS, abbreviation_ends, text_normalise
 from ingestion.selectors import IndexVersionedCache
 from taxonomy.resolver import Resolution, ngrams
 from zolsearch.search.glossary import TARGET_LANGUAGE, Spelled, dutch_word_elsewise, english_spelling
@@ -75,14 +75,21 @@ FUZZY_MIN_SIMILARITY = 0.6
 FUZZY_MIN_SIMILARITY_SYNONYM = 0.75
 FUZZY_MIN_LENGTH_RATIO = 0.7
 FUZZY_GENERIC_TERMS = 3
-# Misspelled names of two or more words (_fuzzy_phrase_focus): the least character-trigram
-# cosine of a run of words with a term, their least length ratio, the least difflib ratio of a
-# run's word with a word of the term, and the longest run tried. 0.75 was set before reading
-# the links on the noisy messages; there the correct links score 0.76-0.96 (docs/EVALUATION.md).
+# Misspelled names of two or more words (_fuzzy_phrase_focus), all provisional and set by hand
+# on 2026-11-26 before the links on the noisy messages were read (there the correct links score
+# 0.76-0.96, docs/EVALUATION.md): the least character-trigram cosine of a run of words with a
+# term, their least length ratio, the least difflib ratio of a run's word with a word of the
+# term, the longest run tried (words; MedQuAD's longer names are rarely typed whole), the most
+# runs tried per message (a 1,000-character message has about 800), the shortest misspelled
+# word (shorter unknown words are mostly ordinary words and initials), and the languages whose
+# messages name MedQuAD's English terms ("" unknown).
 PHRASE_MIN_SIMILARITY = 0.75
 PHRASE_MIN_LENGTH_RATIO = 0.8
 PHRASE_WORD_MIN_RATIO = 0.7
 PHRASE_MAX_WORDS = 6
+PHRASE_MAX_RUNS = 300
+PHRASE_MIN_UNKNOWN_CHARS = 4
+PHRASE_LANGUAGES = frozenset({"", "en", "nl", "fr"})
 _DIGITS = re.compile(r"\d+")
 _LETTERS = re.compile(r"[^\W\d_]+", re.UNICODE)
 _FUZZY_STOP = frozenset().union(*(STOPWORDS.get(language, set()) for language in ("nl", "en", "fr")))
@@ -162,8 +169,9 @@ def focus_variants(focus: str) -> list[str]:
     and NIDDK's foci are titles: "Alkhurma Hemorrhagic Fever (AHF)", "Parasites - Lice - Head
     Lice", "Pyelonephritis: Kidney Infection"): the title without its parentheses ("alkhurma
     hemorrhagic fever", "liver cancer" of "Liver (Hepatocellular) Cancer"); a parenthesis that
-    is a name of two or more words or a word in small letters after the first, without "also
-    known as" ("sleeping sickness", "toxoplasma infection"; not the acronyms "AHF", "HeV"); after CDC's
+    is a name of two or more words, without "also known as" ("sleeping sickness", "toxoplasma
+    infection"; not an acronym, "AHF", nor a qualifier, "Recreational" of "Water Safety
+    (Recreational)", which linked a question about recreational drugs); after CDC's
     "Parasites - " prefix, the last " - " part ("Head Lice"); the part before a colon and a
     space ("Pyelonephritis"; "L-arginine:glycine …" has no space). Each at most once, the title
     itself left out; ``[]`` for a plain name. The lexicon keeps them as synonyms: a focus's own
@@ -177,7 +185,7 @@ def focus_variants(focus: str) -> list[str]:
 
     for inner in _PARENTHESIS.findall(focus):
         inner = _ALSO_KNOWN.sub("", inner.strip())
-        if len(inner.split()) >= 2 or inner[1:].islower():
+        if len(inner.split()) >= 2:
             add(inner)
     plain = _PARENTHESIS.sub("", focus)
     add(plain)
@@ -368,17 +376,30 @@ def medquad_focus(question: str, language: str = "") -> Focus | None:
     return _medquad_focus_of(question, language, lexicon)
 
 
-_SENTENCES = re.compile(r"[^.?!]*[.?!]+|[^.?!]+$")
+# The end of a sentence as patients type it: ".", "!", "?" or the Arabic "؟", once or repeated
+# ("?!"), before whitespace or the end; lower-case starts are common, so no capital is needed
+# (unlike core.text.sentences_split, written for pages). "2.5 mg" has no boundary.
+_SENTENCE_END = re.compile(r"[.?!\u061f]+(?=\s|$)")
+_QUESTION_MARKS = frozenset("?\u061f")
 
 
 def question_sentence(message: str) -> str:
-    """The first sentence of ``message`` that ends with a question mark, when ``message`` has
-    another sentence beside it; "" otherwise (one sentence, or no question mark). Sentences end
-    at ".", "?" or "!" ("wat is X? mijn zoon heeft Y." → "wat is X?")."""
-    sentences = [m.group(0).strip() for m in _SENTENCES.finditer(message) if m.group(0).strip(" .?!")]
+    """The first sentence of ``message`` whose end holds a question mark ("?", "?!", Arabic
+    "؟"), when ``message`` has another sentence beside it; "" otherwise (one sentence, or no
+    question). A period after an abbreviation ends no sentence (:func:`core.text.abbreviation_ends`:
+    "Is Dr. Peeters goed? ik twijfel." → "Is Dr. Peeters goed?"). Never raises."""
+    sentences: list[tuple[str, str]] = []
+    start = 0
+    for match in _SENTENCE_END.finditer(message):
+        if match.group(0) == "." and abbreviation_ends(message[start : match.end()]):
+            continue
+        sentences.append((message[start : match.start()].strip(), match.group(0)))
+        start = match.end()
+    sentences.append((message[start:].strip(), ""))
+    sentences = [(text, end) for text, end in sentences if text]
     if len(sentences) < 2:
         return ""
-    return next((sentence for sentence in sentences if sentence.endswith("?")), "")
+    return next((text + end for text, end in sentences if _QUESTION_MARKS & set(end)), "")
 
 
 def _medquad_focus_of(question: str, language: str, lexicon: _Lexicon, *, asked: bool = False) -> Focus | None:
@@ -390,8 +411,8 @@ def _medquad_focus_of(question: str, language: str, lexicon: _Lexicon, *, asked:
     found = [gram for gram in grams if gram in lexicon.terms and medquad_match_allowed(gram, question, language)]
     spelled = _spelled_focus(question, lexicon, asked=asked) if language == TARGET_LANGUAGE else None
     gram = max(found, key=lambda g: (len(g.split()), len(g))) if found else ""
-    if spelled is not None and len(spelled.matched.split()) > len(gram.split()):
-        return spelled  # "chronische myeloide leukemie" over "leukemie"
+    if spelled is not None and spelled[1] > len(gram.split()):
+        return spelled[0]  # "chronische myeloide leukemie" over "leukemie" (English words)
     if len(gram.split()) < 2:
         # a misspelled name of two or more words over a one-word term of the story ("peutz
         # jegers syndrome" over Syndrome, "gallblader cancer" over Gallstones)
@@ -434,16 +455,19 @@ def _fuzzy_phrase_focus(question: str, lexicon: _Lexicon, language: str) -> Focu
     """The MedQuAD term a misspelled name of two to :data:`PHRASE_MAX_WORDS` words in
     ``question`` is (:func:`_phrase_tokens`; "peutz jegers syndrome" → Peutz-Jeghers syndrome,
     "jervel lange nielsen syndroom" → Jervell Lange-Nielsen syndrome), or None. A run of words
-    is tried when it begins and ends with a word that is not a stop word and holds a word of at
-    least 4 letters that no MedQuAD term has (the misspelling) beside one that a term has (the
-    rest of the name, or its head word: "syndrome", "cancer"; a run of the patient's story alone
-    is not tried); it names the term of the highest
+    is tried, in a message of :data:`PHRASE_LANGUAGES` and at most :data:`PHRASE_MAX_RUNS` runs
+    per message, when it begins and ends with a word that is not a stop word and holds a word of
+    at least :data:`PHRASE_MIN_UNKNOWN_CHARS` letters that no MedQuAD term has (the misspelling)
+    beside one that a term has (the rest of the name, or its head word: "syndrome", "cancer"; a
+    run of the patient's story alone is not tried); it names the term of the highest
     character-trigram cosine (the fuzzy index of :func:`_fuzzy_index`) when that cosine is at
     least :data:`PHRASE_MIN_SIMILARITY`, their lengths are within :data:`PHRASE_MIN_LENGTH_RATIO`
     of each other, they hold the same numbers ("noonan syndrome 4" is not "noonan syndrome 1")
     and every word of the run is a word of the term or spelled nearly so
     (:func:`_word_covered`: "diabetes voor onze" is not "hereditary hemochromatosis"). The run
     of the highest cosine wins. ``matched``: the words as the question says them."""
+    if language not in PHRASE_LANGUAGES:
+        return None  # MedQuAD's names are English: a Turkish or Arabic run never matches one
     tokens = _phrase_tokens(question, language, lexicon)
     runs: list[tuple[int, int]] = []
     for start in range(len(tokens)):
@@ -451,20 +475,32 @@ def _fuzzy_phrase_focus(question: str, lexicon: _Lexicon, language: str) -> Focu
             words = [w for w, _ in tokens[start:end]]
             if words[0] in _FUZZY_STOP or words[-1] in _FUZZY_STOP:
                 continue
-            content = [w for w in words if w not in _FUZZY_STOP]
-            unknown = [w for w in content if len(w) >= 4 and w.isalpha() and w not in lexicon.words]
-            if unknown and len(unknown) < len(content):
+            unknown = any(
+                len(w) >= PHRASE_MIN_UNKNOWN_CHARS and w.isalpha() and w not in lexicon.words and w not in _FUZZY_STOP
+                for w in words
+            )
+            if unknown and any(w in lexicon.words and w not in _FUZZY_STOP for w in words):
                 runs.append((start, end))
+                if len(runs) >= PHRASE_MAX_RUNS:
+                    break
+        if len(runs) >= PHRASE_MAX_RUNS:
+            break
     index = _fuzzy_index(lexicon) if runs else None
     if index is None:
         return None
     vectorizer, matrix = index
-    texts = [" ".join(w for w, _ in tokens[start:end]) for start, end in runs]
-    similarity = (vectorizer.transform(texts) @ matrix).toarray()  # (runs, terms), cosine in [0, 1]
-    best: tuple[float, int, int] | None = None
-    for row, text in enumerate(texts):
-        column = int(similarity[row].argmax())
-        value, term = float(similarity[row, column]), lexicon.foci[column]
+    texts = list(dict.fromkeys(" ".join(w for w, _ in tokens[start:end]) for start, end in runs))
+    first: dict[str, tuple[int, int]] = {}
+    for start, end in runs:
+        first.setdefault(" ".join(w for w, _ in tokens[start:end]), (start, end))
+    # (runs, terms) cosines in [0, 1], kept sparse: 800 runs of a 1,000-character message x
+    # 15,000 terms made dense were 100 MB
+    similarity = sparse.csr_matrix(vectorizer.transform(texts) @ matrix)
+    columns = np.asarray(similarity.argmax(axis=1)).ravel()
+    values = np.asarray(similarity.max(axis=1).todense()).ravel()
+    best: tuple[float, str, int] | None = None
+    for text, column, value in zip(texts, columns.tolist(), values.tolist(), strict=True):
+        term = lexicon.foci[column]
         if value < PHRASE_MIN_SIMILARITY or (best is not None and value <= best[0]):
             continue
         if min(len(text), len(term)) / max(len(text), len(term)) < PHRASE_MIN_LENGTH_RATIO:
@@ -473,11 +509,11 @@ def _fuzzy_phrase_focus(question: str, lexicon: _Lexicon, language: str) -> Focu
             continue
         term_words = term.split()
         if all(_word_covered(word, term_words) for word in text.split()):
-            best = (value, row, column)
+            best = (value, text, column)
     if best is None:
         return None
-    _, row, column = best
-    start, end = runs[row]
+    _, text, column = best
+    start, end = first[text]
     said = " ".join(dict.fromkeys(s for _, s in tokens[start:end]))
     entry = lexicon.terms[lexicon.foci[column]]
     return Focus(text=entry.focus, kind=entry.kind, source="medquad", identifier=entry.cui, matched=said)
@@ -503,15 +539,16 @@ def _spelled_names(span: list[Spelled], *, asked: bool = False) -> bool:
     return any(u.guessed or not (u.translated or u.generic) for u in span)
 
 
-def _spelled_focus(question: str, lexicon: _Lexicon, *, asked: bool = False) -> Focus | None:
+def _spelled_focus(question: str, lexicon: _Lexicon, *, asked: bool = False) -> tuple[Focus, int] | None:
     """The MedQuAD term of two or more words that the Dutch ``question`` names in its English
     spelling (:func:`zolsearch.search.glossary.english_spelling`: "wat is het baller-gerold
     syndroom?" → "baller gerold syndrome", "hodgkin lymfoom" → "hodgkin lymphoma", "hoge
     bloeddruk" → "high blood pressure"), longest first (in English words; the first on a tie),
-    or None. The match must translate one of its words and keep a name as typed or spell a
-    cognate (:func:`_spelled_names`); one-word terms are left to the exact and fuzzy matches, because a
-    lone cognate spelling names everyday things too ("operatie" is "operation", MedQuAD's
-    Surgery). ``matched``: the question's Dutch words. On the Dutch noisy dev messages
+    with its length in English words, or None. The match must translate one of its words and
+    keep a name as typed or spell a cognate, or, in the question sentence (``asked``), name
+    anything (:func:`_spelled_names`); one-word terms are left to the exact and fuzzy matches,
+    because a lone cognate spelling names everyday things too ("operatie" is "operation",
+    MedQuAD's Surgery). ``matched``: the question's Dutch words. On the Dutch noisy dev messages
     (``data/golden/medquad-dev-noisy.jsonl``) it links 16 of the 71 that had no MedQuAD focus
     and a longer one for 5 more (docs/EVALUATION.md)."""
     if lexicon.longest < 2:
@@ -532,10 +569,10 @@ def _spelled_focus(question: str, lexicon: _Lexicon, *, asked: bool = False) -> 
                 best = (len(english), span, term)
     if best is None:
         return None
-    _, span, term = best
+    words, span, term = best
     entry = lexicon.terms[term]
     matched = " ".join(u.dutch for u in span)
-    return Focus(text=entry.focus, kind=entry.kind, source="medquad", identifier=entry.cui, matched=matched)
+    return Focus(text=entry.focus, kind=entry.kind, source="medquad", identifier=entry.cui, matched=matched), words
 
 
 def _fuzzy_index(lexicon: _Lexicon) -> tuple[TfidfVectorizer, sparse.csr_matrix] | None:

@@ -66,7 +66,8 @@ def site_labels(url: str) -> tuple[str, ...]:
 # the Dutch name the hospitals' web addresses use ("UZ Ghent" is www.uzgent.be, "Bruges" the
 # "brugge" of www.hartcentrumbrugge-oostende.be). The established exonyms of the Dutch-speaking
 # towns (the Belgian municipalities' official French names; the English and German forms in
-# common use); one word each, normalised. Towns whose hospitals' addresses are French (Liège,
+# common use), written down by hand from general knowledge; one word each, normalised; none that
+# is also an everyday English or French word ("Flushing" for Vlissingen is "flushing"). Towns whose hospitals' addresses are French (Liège,
 # Namur, Mons) are left out: there the French name is the address's.
 EXONYMS: dict[str, str] = {
     "ghent": "gent",
@@ -98,7 +99,6 @@ EXONYMS: dict[str, str] = {
     "nimwegen": "nijmegen",
     "nimegue": "nijmegen",
     "leyden": "leiden",
-    "flushing": "vlissingen",
 }
 
 
