@@ -77,8 +77,8 @@ _SNOWBALL = {"nl": "dutch", "en": "english", "fr": "french", "de": "german", "tr
 def abbreviation_ends(text: str) -> bool:
     """True when ``text`` ends with one of the abbreviations that end in a period without ending
     a sentence ("Is Dr.", "bv.", "o.a."; the same list :func:`sentences_split` keeps intact)."""
-    words = text.rstrip().split()
-    return bool(words) and words[-1].endswith(".") and words[-1].lower().rstrip(".") in _ABBREVIATIONS
+    words = text.rstrip(".!?\"')] ").split()
+    return bool(words) and text.rstrip().rstrip("\"')]").endswith(".") and words[-1].lower() in _ABBREVIATIONS
 
 
 def sentences_split(text: str) -> list[str]:
@@ -94,9 +94,7 @@ def sentences_split(text: str) -> list[str]:
     for match in _BOUNDARY.finditer(text):
         end = match.end("close") if match.group("close") is not None else match.start()
         candidate = text[start:end]
-        words = candidate.rstrip(".!?\"')] ").split()
-        last_word = words[-1].lower() if words else ""
-        if candidate.rstrip().rstrip("\"')]").endswith(".") and last_word.rstrip(".") in _ABBREVIATIONS:
+        if abbreviation_ends(candidate):
             continue
         pieces.append(candidate)
         start = match.end()

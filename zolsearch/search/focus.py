@@ -138,6 +138,10 @@ class _Term:
     kind: str
     cui: str
 
+    def linked(self, matched: str) -> Focus:
+        """This MedQuAD term as the :class:`Focus` of a question that names it by ``matched``."""
+        return Focus(text=self.focus, kind=self.kind, source="medquad", identifier=self.cui, matched=matched)
+
 
 @dataclass
 class _Lexicon:
@@ -409,29 +413,30 @@ def _medquad_focus_of(question: str, language: str, lexicon: _Lexicon, *, asked:
     question sentence (:func:`_spelled_names`)."""
     grams = ngrams(text_normalise(question), max_n=max(1, lexicon.longest))
     found = [gram for gram in grams if gram in lexicon.terms and medquad_match_allowed(gram, question, language)]
-    spelled = _spelled_focus(question, lexicon, asked=asked) if language == TARGET_LANGUAGE else None
+    # a Dutch question's English spelling, read by both the spelled and the misspelled match
+    units = english_spelling(question, lexicon.words) if language == TARGET_LANGUAGE else None
+    spelled = _spelled_focus(units, lexicon, asked=asked) if units is not None else None
     gram = max(found, key=lambda g: (len(g.split()), len(g))) if found else ""
     if spelled is not None and spelled[1] > len(gram.split()):
         return spelled[0]  # "chronische myeloide leukemie" over "leukemie" (English words)
     if len(gram.split()) < 2:
         # a misspelled name of two or more words over a one-word term of the story ("peutz
         # jegers syndrome" over Syndrome, "gallblader cancer" over Gallstones)
-        phrase = _fuzzy_phrase_focus(question, lexicon, language)
+        phrase = _fuzzy_phrase_focus(question, lexicon, language, units)
         if phrase is not None:
             return phrase
     if not gram:
         return _fuzzy_focus(question, lexicon)
-    entry = lexicon.terms[gram]
-    return Focus(text=entry.focus, kind=entry.kind, source="medquad", identifier=entry.cui, matched=gram)
+    return lexicon.terms[gram].linked(gram)
 
 
-def _phrase_tokens(question: str, language: str, lexicon: _Lexicon) -> list[tuple[str, str]]:
+def _phrase_tokens(question: str, units: list[Spelled] | None) -> list[tuple[str, str]]:
     """``(word, said)`` pairs of ``question`` for :func:`_fuzzy_phrase_focus`: its normalised
-    words (for a Dutch question, of its :func:`english_spelling`: ``said`` is the Dutch word or
-    phrase a word comes from), a possessive's lone "s" joined to its word ("menke's" →
-    ``menkes``, as text_normalise splits it)."""
-    if language == TARGET_LANGUAGE:
-        pairs = [(word, u.dutch) for u in english_spelling(question, lexicon.words) for word in u.english.split()]
+    words, or for a Dutch question the words of its :func:`english_spelling` ``units`` (``said``
+    is the Dutch word or phrase a word comes from), a possessive's lone "s" joined to its word
+    ("menke's" → ``menkes``, as text_normalise splits it)."""
+    if units is not None:
+        pairs = [(word, u.dutch) for u in units for word in u.english.split()]
     else:
         pairs = [(word, word) for word in text_normalise(question).split()]
     tokens: list[tuple[str, str]] = []
@@ -451,7 +456,9 @@ def _word_covered(word: str, term_words: list[str]) -> bool:
     )
 
 
-def _fuzzy_phrase_focus(question: str, lexicon: _Lexicon, language: str) -> Focus | None:
+def _fuzzy_phrase_focus(
+    question: str, lexicon: _Lexicon, language: str, units: list[Spelled] | None = None
+) -> Focus | None:
     """The MedQuAD term a misspelled name of two to :data:`PHRASE_MAX_WORDS` words in
     ``question`` is (:func:`_phrase_tokens`; "peutz jegers syndrome" → Peutz-Jeghers syndrome,
     "jervel lange nielsen syndroom" → Jervell Lange-Nielsen syndrome), or None. A run of words
@@ -465,10 +472,12 @@ def _fuzzy_phrase_focus(question: str, lexicon: _Lexicon, language: str) -> Focu
     of each other, they hold the same numbers ("noonan syndrome 4" is not "noonan syndrome 1")
     and every word of the run is a word of the term or spelled nearly so
     (:func:`_word_covered`: "diabetes voor onze" is not "hereditary hemochromatosis"). The run
-    of the highest cosine wins. ``matched``: the words as the question says them."""
+    of the highest cosine wins. ``matched``: the words as the question says them. ``units``: a
+    Dutch question's :func:`english_spelling`, whose words are the run's (None: the question's
+    own words)."""
     if language not in PHRASE_LANGUAGES:
         return None  # MedQuAD's names are English: a Turkish or Arabic run never matches one
-    tokens = _phrase_tokens(question, language, lexicon)
+    tokens = _phrase_tokens(question, units)
     runs: list[tuple[int, int]] = []
     for start in range(len(tokens)):
         for end in range(start + 2, min(len(tokens), start + PHRASE_MAX_WORDS) + 1):
@@ -489,10 +498,10 @@ def _fuzzy_phrase_focus(question: str, lexicon: _Lexicon, language: str) -> Focu
     if index is None:
         return None
     vectorizer, matrix = index
-    texts = list(dict.fromkeys(" ".join(w for w, _ in tokens[start:end]) for start, end in runs))
-    first: dict[str, tuple[int, int]] = {}
+    first: dict[str, tuple[int, int]] = {}  # each distinct run's text → its first place
     for start, end in runs:
         first.setdefault(" ".join(w for w, _ in tokens[start:end]), (start, end))
+    texts = list(first)
     # (runs, terms) cosines in [0, 1], kept sparse: 800 runs of a 1,000-character message x
     # 15,000 terms made dense were 100 MB
     similarity = sparse.csr_matrix(vectorizer.transform(texts) @ matrix)
@@ -515,8 +524,7 @@ def _fuzzy_phrase_focus(question: str, lexicon: _Lexicon, language: str) -> Focu
     _, text, column = best
     start, end = first[text]
     said = " ".join(dict.fromkeys(s for _, s in tokens[start:end]))
-    entry = lexicon.terms[lexicon.foci[column]]
-    return Focus(text=entry.focus, kind=entry.kind, source="medquad", identifier=entry.cui, matched=said)
+    return lexicon.terms[lexicon.foci[column]].linked(said)
 
 
 def _spelled_names(span: list[Spelled], *, asked: bool = False) -> bool:
@@ -539,9 +547,9 @@ def _spelled_names(span: list[Spelled], *, asked: bool = False) -> bool:
     return any(u.guessed or not (u.translated or u.generic) for u in span)
 
 
-def _spelled_focus(question: str, lexicon: _Lexicon, *, asked: bool = False) -> tuple[Focus, int] | None:
-    """The MedQuAD term of two or more words that the Dutch ``question`` names in its English
-    spelling (:func:`zolsearch.search.glossary.english_spelling`: "wat is het baller-gerold
+def _spelled_focus(units: list[Spelled], lexicon: _Lexicon, *, asked: bool = False) -> tuple[Focus, int] | None:
+    """The MedQuAD term of two or more words that a Dutch question names in its English
+    spelling ``units`` (:func:`zolsearch.search.glossary.english_spelling`: "wat is het baller-gerold
     syndroom?" → "baller gerold syndrome", "hodgkin lymfoom" → "hodgkin lymphoma", "hoge
     bloeddruk" → "high blood pressure"), longest first (in English words; the first on a tie),
     with its length in English words, or None. The match must translate one of its words and
@@ -553,7 +561,6 @@ def _spelled_focus(question: str, lexicon: _Lexicon, *, asked: bool = False) -> 
     and a longer one for 5 more (docs/EVALUATION.md)."""
     if lexicon.longest < 2:
         return None
-    units = english_spelling(question, lexicon.words)
     best: tuple[int, list[Spelled], str] | None = None
     for start in range(len(units)):
         english: list[str] = []
@@ -570,9 +577,7 @@ def _spelled_focus(question: str, lexicon: _Lexicon, *, asked: bool = False) -> 
     if best is None:
         return None
     words, span, term = best
-    entry = lexicon.terms[term]
-    matched = " ".join(u.dutch for u in span)
-    return Focus(text=entry.focus, kind=entry.kind, source="medquad", identifier=entry.cui, matched=matched), words
+    return lexicon.terms[term].linked(" ".join(u.dutch for u in span)), words
 
 
 def _fuzzy_index(lexicon: _Lexicon) -> tuple[TfidfVectorizer, sparse.csr_matrix] | None:
@@ -623,5 +628,4 @@ def _fuzzy_focus(question: str, lexicon: _Lexicon) -> Focus | None:
     row, column = np.unravel_index(int(similarity.argmax()), similarity.shape)
     if similarity[row, column] <= 0.0:
         return None
-    entry = lexicon.terms[foci[column]]
-    return Focus(text=entry.focus, kind=entry.kind, source="medquad", identifier=entry.cui, matched=words[row])
+    return lexicon.terms[foci[column]].linked(words[row])

@@ -17,7 +17,7 @@ and Dutch names of conditions go through focus linking.
 from __future__ import annotations
 
 import re
-from collections.abc import Collection
+from collections.abc import Collection, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -275,9 +275,15 @@ def medical_renderings(question: str, known: Collection[str] = ()) -> list[Rende
     index's medical vocabulary; still ``guessed``). Words it cannot translate are left out (a word the
     dictionary has in both languages, "diabetes", is kept; so are digits and single letters:
     "type 2", "fragiel x"). Raises what :func:`medical_dictionary` raises."""
+    return [rendering for _, rendering in _rendered_units(question, known) if rendering is not None]
+
+
+def _rendered_units(question: str, known: Collection[str]) -> Iterator[tuple[str, Rendering | None]]:
+    """Each unit of the Dutch ``question`` in order, as :func:`medical_renderings` reads it: the
+    normalised Dutch word or phrase and its :class:`Rendering`, None for a stop word or a word
+    it cannot translate. Raises what :func:`medical_dictionary` raises."""
     entries, longest, generic = medical_dictionary()
     words = text_normalise(question).split()
-    out: list[Rendering] = []
     n = 0
     while n < len(words):
         rendering: Rendering | None = None
@@ -307,10 +313,8 @@ def medical_renderings(question: str, known: Collection[str] = ()) -> list[Rende
                         rendering = Rendering((compound[0],), guessed=compound[1])
                     elif cognate:
                         rendering = Rendering((cognate,), guessed=True)
+        yield " ".join(words[n : n + size]), rendering
         n += size
-        if rendering is not None:
-            out.append(rendering)
-    return out
 
 
 @dataclass(frozen=True)
@@ -340,44 +344,19 @@ def english_spelling(question: str, known: Collection[str] = ()) -> list[Spelled
     ``baller gerold`` + ``syndrome``; "hodgkin lymfoom" → ``hodgkin`` + ``lymphoma``). What
     focus linking matches against MedQuAD's foci (:func:`zolsearch.search.focus.medquad_focus`).
     ``[]`` for a question without words. Raises what :func:`medical_dictionary` raises."""
-    entries, longest, generic = medical_dictionary()
-    words = text_normalise(question).split()
     out: list[Spelled] = []
-    n = 0
-    while n < len(words):
-        english: str | None = None
-        guessed = is_eponym = False
-        size = 1
-        for size in range(min(longest, len(words) - n), 1, -1):
-            phrase = " ".join(words[n : n + size])
-            if phrase in entries:
-                english = entries[phrase][0]
-                break
-        else:
-            size = 1
-            eponym = _eponym(words, n, entries)
-            word = words[n]
-            if eponym is not None:
-                english, size, is_eponym = eponym[0][0], eponym[1], True
-            elif word in entries:
-                english = entries[word][0]
-            elif word not in STOPWORDS["nl"] and not word.isdigit() and len(word) > 1:
-                cognate = _cognate(word, known)
-                compound = None if cognate in known else _compound(word, entries, known=known)
-                english, guessed = compound if compound else (cognate, cognate is not None)
-        dutch = " ".join(words[n : n + size])
-        spelled = text_normalise(english) if english else dutch
+    for dutch, rendering in _rendered_units(question, known):
+        english = text_normalise(rendering.words[0]) if rendering is not None else dutch
         out.append(
             Spelled(
                 dutch=dutch,
-                english=spelled or dutch,
-                translated=bool(spelled) and spelled != dutch,
-                generic=dutch in generic or dutch in STOPWORDS["nl"] or dutch.isdigit() or len(dutch) == 1,
-                guessed=guessed,
-                eponym=is_eponym,
+                english=english or dutch,
+                translated=bool(english) and english != dutch,
+                generic=rendering.generic if rendering is not None else dutch in STOPWORDS["nl"],
+                guessed=rendering is not None and rendering.guessed,
+                eponym=rendering is not None and rendering.eponym,
             )
         )
-        n += size
     return out
 
 

@@ -67,8 +67,9 @@ def site_labels(url: str) -> tuple[str, ...]:
 # "brugge" of www.hartcentrumbrugge-oostende.be). The established exonyms of the Dutch-speaking
 # towns (the Belgian municipalities' official French names; the English and German forms in
 # common use), written down by hand from general knowledge; one word each, normalised; none that
-# is also an everyday English or French word ("Flushing" for Vlissingen is "flushing"). Towns whose hospitals' addresses are French (Liège,
-# Namur, Mons) are left out: there the French name is the address's.
+# is also an everyday English or French word ("Flushing" for Vlissingen is "flushing"). Towns
+# whose hospitals' addresses are French (Liège, Namur, Mons) are left out: there the French
+# name is the address's.
 EXONYMS: dict[str, str] = {
     "ghent": "gent",
     "gand": "gent",
