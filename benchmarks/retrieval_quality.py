@@ -31,6 +31,7 @@ def main() -> None:
     parser.add_argument("--override", action="append", default=[], metavar="FIELD=VALUE")
     parser.add_argument("--tag", default="", help="Only questions with this tag (e.g. dev, heldout).")
     parser.add_argument("--quiet", action="store_true")
+    parser.add_argument("--misses", type=int, default=15, help="Questions not answered at rank 1 to print (default 15).")
     parser.add_argument(
         "--detect-language",
         action="store_true",
@@ -84,7 +85,7 @@ def main() -> None:
     }
     print("stage ms (in process, p50/p95):", {k: (v["p50"], v["p95"]) for k, v in stage_ms.items()})
     if not args.quiet:
-        for miss in misses[:15]:
+        for miss in misses[: args.misses]:
             print("miss", miss)
     suffix = "" if not args.override else "-" + "-".join(sorted(o.replace("=", "_") for o in args.override))[:80]
     suffix += "-detected" if args.detect_language else ""

@@ -71,6 +71,31 @@ STOPWORDS = {
         "welke ik mijn je jij u uw we wij kan kunnen moet niet ook als bij naar of dan door".split()
     ),
 }
+# The Snowball project's stop word lists (snowballstem.org/algorithms/<language>/stop.txt), which
+# are also ParadeDB's ``stopwords_language`` filters (tests/search/test_retrieval.py checks that
+# pg_search's tokenizer removes exactly these words). Used to drop function words from a BM25
+# query (zolsearch.search.selectors.chunks_lexical_search): the index holds mostly English
+# MedQuAD text, so a Dutch or French function word is rare in it and its IDF is high.
+BM25_STOPWORDS: dict[str, frozenset[str]] = {
+    "nl": frozenset(
+        "aan al alles als altijd andere ben bij daar dan dat de der deze die dit doch doen door dus een "
+        "eens en er ge geen geweest haar had heb hebben heeft hem het hier hij hoe hun iemand iets ik in "
+        "is ja je kan kon kunnen maar me meer men met mij mijn moet na naar niet niets nog nu of om omdat "
+        "onder ons ook op over reeds te tegen toch toen tot u uit uw van veel voor want waren was wat werd "
+        "wezen wie wil worden wordt zal ze zelf zich zij zijn zo zonder zou".split()
+    ),
+    "en": frozenset(
+        "a an and are as at be but by for if in into is it no not of on or such that the their then "
+        "there these they this to was will with".split()
+    ),
+    "fr": frozenset(
+        "ai aie ait au auraient aurait auront aux avaient avais avait avec avons ayant ce ceci cela ces "
+        "cet cette dans de des du elle en es et eu eux il ils je la le les leur leurs lui ma mais me mes "
+        "moi mon même ne nos notre nous on ont ou par pas pour que quel quelle quelles quels qui sa sans "
+        "se sera seraient serait seront ses soi soit sont suis sur ta te tes toi ton tu un une vos votre "
+        "vous y à étaient étais était étant".split()
+    ),
+}
 _SNOWBALL = {"nl": "dutch", "en": "english", "fr": "french", "de": "german", "tr": "turkish", "ro": "romanian"}
 
 

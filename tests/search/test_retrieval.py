@@ -82,6 +82,68 @@ def test_dutch_stemming_matches_inflected_forms() -> None:
     assert chunk.id not in [i for i, _ in english]
 
 
+@pytest.mark.parametrize(("language", "paradedb_name"), [("nl", "dutch"), ("en", "english"), ("fr", "french")])
+def test_bm25_stopwords_are_paradedbs_snowball_lists(language: str, paradedb_name: str) -> None:
+    """GIVEN our stop word list of a language and spaCy's larger one (a superset of candidates)
+    WHEN pg_search's own tokenizer with ``stopwords_language`` reads them
+    THEN it removes every word of our list and no other word: the list is the library's."""
+    import importlib
+
+    from core.text import BM25_STOPWORDS
+
+    spacy_words = importlib.import_module(f"spacy.lang.{language}.stop_words").STOP_WORDS
+    candidates = sorted({w for w in spacy_words if w.isalpha()} | BM25_STOPWORDS[language])
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT %s::pdb.simple('stopwords_language={paradedb_name}')::text[]", [" ".join(candidates)])
+        kept = set(cursor.fetchone()[0])
+    assert {w for w in candidates if w not in kept} == BM25_STOPWORDS[language]
+
+
+def test_dutch_stop_words_do_not_rank_a_page_that_only_shares_them() -> None:
+    """GIVEN a short Dutch page that shares only function words with the question ("moet",
+    "ik", "mijn", "voor") and a page about its subject (shaving before an operation), in an index
+    of English MedQuAD text where those Dutch words are rare
+    WHEN BM25 searches the question with and without the Dutch stop words
+    THEN with them the short page is first (the failure seen on hospital-nl), without them the
+    page about the subject is."""
+    from core.text import BM25_STOPWORDS
+    from ingestion.models import Source
+
+    source = Source.objects.create(key="nltest", name="NL", connector="jsonl")
+
+    def page(external_id: str, text: str) -> int:
+        document = Document.objects.create(
+            source=source,
+            external_id=external_id,
+            url=f"https://x.test/{external_id}",
+            title="",
+            language="nl",
+            content_hash=external_id,
+        )
+        return Chunk.objects.create(
+            document=document, position=0, text=text, embedded_text=text, token_count=len(text.split()), language="nl"
+        ).id
+
+    dossier = page("dossier", "Ik wil mijn dossier zien, wat moet ik doen? Het moet voor mij zijn.")
+    shaving = page(
+        "scheren",
+        "Ontharen van het operatiegebied gebeurt in het ziekenhuis vlak voor de ingreep. Scheer het "
+        "operatiegebied thuis niet: scheren geeft kleine wondjes en een grotere kans op infectie na de "
+        "operatie. De verpleegkundige verwijdert het haar met een tondeuse op de dag van de operatie.",
+    )
+    question = "moet ik mijn been zelf scheren voor de operatie"
+    _, plain = selectors.chunks_lexical_search(query=question, language="nl", limit=5)
+    _, stopped = selectors.chunks_lexical_search(query=question, language="nl", limit=5, stopwords=BM25_STOPWORDS["nl"])
+    assert plain[0][0] == dossier
+    assert stopped[0][0] == shaving
+    assert dossier not in [i for i, _ in stopped]  # nothing left to match it on
+    # every word a stop word: searched as written rather than not at all
+    _, only_stop = selectors.chunks_lexical_search(
+        query="wat moet ik", language="nl", limit=5, stopwords=BM25_STOPWORDS["nl"]
+    )
+    assert dossier in [i for i, _ in only_stop]
+
+
 def test_filters_by_language_and_source() -> None:
     provider = embedding_provider_get()
     vector = provider.embed_query("symptoms of syndrome")

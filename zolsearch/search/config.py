@@ -132,6 +132,13 @@ class PipelineConfig(BaseModel):
       evaluation runs, studies and batch runs bypass it). 0.97 is provisional, not calibrated.
     - ``language_boost``: a candidate written in the question's language has its fused score
       multiplied by ``1 + language_boost`` (0: off).
+    - ``lexical_stopword_languages``: questions in these languages are searched with BM25
+      without their Snowball stop words (:data:`core.text.BM25_STOPWORDS`). The index is mostly
+      English, so Dutch and French function words ("moet", "mijn", "voor") are rare in it and
+      their IDF made short Dutch pages that share them outrank the page about the question's
+      subject. Not English: there the function words are common and cheap, and the MedQuAD
+      question wording they carry ("What are the symptoms of") helps (measured: medquad-heldout
+      NDCG@5 0.963 → 0.958 with English stop words dropped; docs/EVALUATION.md note ¹⁰).
 
     Unknown fields and wrong types raise :class:`ConfigInvalid` (pydantic validation).
     """
@@ -172,6 +179,7 @@ class PipelineConfig(BaseModel):
         "practical_info", "complaint", "department_search", "doctor_lookup", "general",
     )  # fmt: skip
     language_boost: float = Field(default=0.0, ge=0.0, le=10.0)
+    lexical_stopword_languages: tuple[str, ...] = ("nl", "fr")
     understanding_enabled: bool = True
     followup_enabled: bool = True
     followup_max_age_s: int = Field(default=1800, ge=0, le=86400)

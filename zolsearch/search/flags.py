@@ -51,6 +51,7 @@ _SPECS = (
     FlagSpec("top_k", "retrieval", "Candidates kept after fusion or reranking."),
     FlagSpec("hnsw_ef_search", "retrieval", "pgvector hnsw.ef_search (search breadth of the vector index)."),
     FlagSpec("language_boost", "retrieval", "Extra weight for passages in the question's language (0: off)."),
+    FlagSpec("lexical_stopword_languages", "retrieval", 'Languages whose function words ("moet", "mijn", "voor") BM25 leaves out of the question (comma separated).'),
     FlagSpec("source_authority_enabled", "source authority", "Weigh sources by the priority editors gave them."),
     FlagSpec("source_authority_weight", "source authority", "Strength of the source priority in fusion."),
     FlagSpec("source_authority_intents", "source authority", "Intents whose questions get the source priority (comma separated)."),

@@ -136,16 +136,20 @@ def chunks_lexical_search(
     languages: Sequence[str] = (),
     sources: Sequence[str] = (),
     parallel: bool = False,
+    stopwords: frozenset[str] = frozenset(),
 ) -> tuple[str, list[tuple[int, float]]]:
     """BM25 (or full-text) search of ``query`` stemmed for ``language`` (``nl`` → Dutch, else English).
 
-    Terms are OR-ed (any term may match; BM25 ranks by how many and how rare). Returns
+    Terms are OR-ed (any term may match; BM25 ranks by how many and how rare). ``stopwords``:
+    lower-cased words left out of the query (:data:`core.text.BM25_STOPWORDS` of the question's
+    language; all of them kept when every word is one). Returns
     ``(backend, [(chunk_id, score), …])`` best first; scores are BM25 (ParadeDB) or ts_rank_cd
     (PostgreSQL), non-negative and comparable only within one call. ``parallel``: let PostgreSQL
     plan the BM25 scan with parallel workers as the server's settings allow (only
     ``benchmarks/load.py`` sets it, to measure what the default of one process saves).
     """
     words = _WORD.findall(query.lower())
+    words = [w for w in words if w not in stopwords] or words
     if not words:
         return lexical_backend(), []
     backend = lexical_backend()

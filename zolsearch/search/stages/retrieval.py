@@ -3,6 +3,7 @@ Reciprocal Rank Fusion (design step 4)."""
 
 from __future__ import annotations
 
+from core.text import BM25_STOPWORDS
 from ingestion.models import SOURCE_PRIORITY_MAX, Chunk
 from zolsearch.search import selectors
 from zolsearch.search.contract import Outcome
@@ -64,13 +65,17 @@ def dense_retrieve(state: SearchState, *, limit: int, relaxed: bool = False) -> 
 
 
 def lexical_retrieve(state: SearchState, *, limit: int, relaxed: bool = False) -> tuple[str, list[tuple[int, float]]]:
-    """``(backend, BM25 hits)`` of the question in its language; ``relaxed`` as :func:`dense_retrieve`."""
+    """``(backend, BM25 hits)`` of the question in its language, without the language's stop
+    words when it is one of ``config.lexical_stopword_languages``; ``relaxed`` as
+    :func:`dense_retrieve`."""
+    stop = state.language in state.config.lexical_stopword_languages
     return selectors.chunks_lexical_search(
         query=state.search_query or state.question,
         language=state.language,
         limit=limit,
         languages=() if relaxed else state.request.languages,
         sources=() if relaxed else state.request.sources,
+        stopwords=BM25_STOPWORDS.get(state.language, frozenset()) if stop else frozenset(),
     )
 
 
