@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from django.conf import settings
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import Max
 
 from evaluation.golden.io import FIELDS, GoldenItem, golden_items_hash, golden_jsonl_load
@@ -62,6 +62,9 @@ def golden_set_import(
     (same content as the latest version), ``"replaced"`` (latest version not frozen: edited in
     place), or ``"created"`` (version 1, or latest + 1 when the latest is frozen).
 
+    Concurrent imports of one name are serialised (a PostgreSQL advisory lock on the name, held
+    to the end of the transaction): the second sees the first's version.
+
     Raises ``ValueError`` for an empty list or repeated qids, ``django.core.exceptions.ValidationError``
     for a field the model refuses (e.g. a category over 40 characters).
     """
@@ -71,6 +74,11 @@ def golden_set_import(
     if len(set(qids)) != len(qids):
         raise ValueError("qids must be unique within a golden set")
     content_hash = golden_items_hash(items)
+    with connection.cursor() as cursor:
+        # Two imports of a set that has no row yet (two `evaluate` commands started together on a
+        # committed set) would both create version 1: select_for_update locks no row. A
+        # transaction-level advisory lock on the name makes the second wait and see the first.
+        cursor.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", [f"golden_set:{name}"])
     latest = GoldenSet.objects.select_for_update().filter(name=name).order_by("-version").first()
     if latest is not None and latest.content_hash == content_hash:
         return latest, "unchanged"

@@ -128,3 +128,37 @@ def test_evaluator_imports_a_set_in_the_admin_and_sees_the_line_error(admin_clie
     )
     assert export["Content-Disposition"] == 'attachment; filename="upload-v1.jsonl"'
     assert [json.loads(line)["qid"] for line in export.content.decode().splitlines()] == ["q1", "q2"]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_concurrent_imports_of_a_new_set_make_one_version() -> None:
+    """GIVEN a set name with no row yet WHEN two threads import it at once (two `evaluate`
+    commands started together on a committed set: one crashed with a UniqueViolation on
+    (name, version) before the lock) THEN both succeed, one creates version 1 and the other finds
+    it unchanged."""
+    import threading
+
+    from django.db import connection
+
+    barrier = threading.Barrier(2)
+    results: list[str] = []
+    errors: list[BaseException] = []
+
+    def work() -> None:
+        try:
+            barrier.wait(timeout=10)
+            _, action = golden_set_import(name="together", items=ITEMS)
+            results.append(action)
+        except BaseException as exc:  # noqa: BLE001 - reported by the assertion below
+            errors.append(exc)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=work) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=30)
+    assert errors == []
+    assert sorted(results) == ["created", "unchanged"]
+    assert list(GoldenSet.objects.filter(name="together").values_list("version", flat=True)) == [1]
