@@ -7,6 +7,7 @@ import time
 from collections.abc import Callable
 
 from django.db.models import CharField, F, Func, Max, Value
+from django.db.models.fields.json import KeyTextTransform
 
 from ingestion.models import Chunk, Document, Source
 
@@ -63,3 +64,13 @@ def document_hosts() -> list[str]:
     host = Func(F("url"), Value("/"), Value(3), function="split_part", output_field=CharField())
     rows = Document.objects.filter(url__contains="//").annotate(host=host).values_list("host", flat=True)
     return sorted({h for h in rows.distinct() if h})
+
+
+def document_host_names() -> list[tuple[str, str]]:
+    """The distinct ``(host, hospital name)`` pairs of the documents with a web address: the
+    host as :func:`document_hosts`, the name from ``metadata["hospital"]`` ("" without one),
+    sorted. One query."""
+    host = Func(F("url"), Value("/"), Value(3), function="split_part", output_field=CharField())
+    name = KeyTextTransform("hospital", "metadata")
+    rows = Document.objects.filter(url__contains="//").annotate(host=host, hospital=name)
+    return sorted({(h, n or "") for h, n in rows.values_list("host", "hospital").distinct() if h})

@@ -16,16 +16,24 @@ from ingestion.services import documents_upsert
 from tests.search import feature_of_candidates
 from zolsearch.search.config import pipeline_config_default
 from zolsearch.search.pipeline import SearchRequest, pipeline_run
-from zolsearch.search.sites import SiteMatcher, index_site_labels, index_sites_clear, site_labels
+from zolsearch.search.sites import (
+    SiteMatcher,
+    index_site_labels,
+    index_sites_clear,
+    name_labels,
+    page_labels,
+    site_labels,
+)
 
 HOSPITAL_NL = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "hospital-nl"
 
 
 @pytest.fixture(scope="module")
 def sites() -> tuple[tuple[str, ...], ...]:
-    """The labels of shared/data/hospital-nl's 100 pages (65 hospitals) and of MedQuAD's pages."""
+    """The labels of shared/data/hospital-nl's 100 pages (65 hospitals: address and name) and
+    of MedQuAD's pages."""
     with (HOSPITAL_NL / "pages.jsonl").open(encoding="utf-8") as pages:
-        hospitals = {site_labels(json.loads(line)["url"]) for line in pages}
+        hospitals = {page_labels(page["url"], page["metadata"]) for page in map(json.loads, pages)}
     return tuple(
         sorted(hospitals | {site_labels(u) for u in ("https://www.cancer.gov/x", "https://ghr.nlm.nih.gov/x")})
     )
@@ -99,6 +107,42 @@ def test_ordinary_words_name_no_hospital(question: str, url: str, sites: tuple[t
     assert not SiteMatcher(question, "nl", sites).names(site_labels(url))
 
 
+def test_name_labels_leave_out_the_words_that_say_what_an_institution_is() -> None:
+    assert name_labels("Deventer Ziekenhuis") == ("deventer", "deventerziekenhuis")
+    assert name_labels("GZA Ziekenhuizen") == ("gza", "gzaziekenhuizen")
+    assert name_labels("Zuyderland Medisch Centrum") == ("zuyderland", "zuyderlandmedischcentrum")
+    assert name_labels("Noorderhart Mariaziekenhuis (Mariaziekenhuis Noord-Limburg)") == (
+        "noorderhart",
+        "mariaziekenhuis",
+        "noord",
+        "limburg",
+        "noorderhartmariaziekenhuis",
+    )
+    assert name_labels("UZ Gent") == ("gent", "uzgent") and name_labels("LUMC") == ("lumc",)
+    assert page_labels("https://www.uzgent.be/x", {"hospital": "UZ Gent"}) == ("uzgent", "gent")
+    assert page_labels("https://www.uzgent.be/x", {"hospital": 3}) == ("uzgent",)  # not a name: ignored
+    assert page_labels("https://www.uzgent.be/x") == ("uzgent",)
+
+
+@pytest.mark.parametrize(
+    ("question", "url", "hospital", "named"),
+    [
+        # the name patients use is not in the address
+        ("mag mijn dochtertje mee op bezoek in het deventer ziekenhuis", "https://www.dz.nl/bezoek", "Deventer Ziekenhuis", True),
+        ("kan ik in tiel zonder verwijzing naar de seh", "https://www.ziekenhuisrivierenland.nl/seh", "Ziekenhuis Rivierenland Tiel", True),
+        ("hoe krijg ik mijn vader in het daghospitaal van gza", "https://www.gzaziekenhuizen.be/x", "GZA Ziekenhuizen", True),
+        # an institution word of a name names nothing
+        ("mijn vader is overleden kan ik zijn medisch dossier inkijken", "https://www.zuyderland.nl/x", "Zuyderland Medisch Centrum", False),
+        ("mag ik bloemen meebrengen naar het ziekenhuis", "https://www.dz.nl/bezoek", "Deventer Ziekenhuis", False),
+    ],
+)  # fmt: skip
+def test_a_question_names_a_hospital_by_its_name(
+    question: str, url: str, hospital: str, named: bool, sites: tuple[tuple[str, ...], ...]
+) -> None:
+    assert not SiteMatcher(question, "nl", sites).names(site_labels(url)) or not named  # the address alone misses it
+    assert SiteMatcher(question, "nl", sites).names(page_labels(url, {"hospital": hospital})) is named
+
+
 @pytest.mark.django_db
 def test_the_feature_marks_the_named_hospitals_pages_and_follows_ingestion() -> None:
     """GIVEN the 100 real pages of 65 hospitals of shared/data/hospital-nl ingested beside the
@@ -114,7 +158,7 @@ def test_the_feature_marks_the_named_hospitals_pages_and_follows_ingestion() -> 
     assert wanted <= set(document_hosts())
     index_sites_clear()  # read again at once, not after SITES_CHECK_S
     sites = index_site_labels()
-    assert {("uzgent",), ("uza",)} <= set(sites)
+    assert {("uzgent", "gent"), ("uza", "antwerpen")} <= set(sites)  # address, then name
 
     question = "waar kan ik mijn auto parkeren aan het uz gent"
     state = pipeline_run(request=SearchRequest(question=question, language="nl"), config=pipeline_config_default())

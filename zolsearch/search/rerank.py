@@ -18,7 +18,7 @@ from core.text import terms_stem_set, text_normalise
 from ingestion.models import SOURCE_PRIORITY_MAX, Chunk
 from zolsearch.search import selectors
 from zolsearch.search.focus import document_foci
-from zolsearch.search.sites import SiteMatcher, index_site_labels, site_labels
+from zolsearch.search.sites import SiteMatcher, index_site_labels, page_labels
 
 
 def chunk_head(chunk: Chunk) -> str:
@@ -117,7 +117,9 @@ def rerank_candidates(
             "lexical_hit": 1.0 if chunk_id in lexical_scores else 0.0,
             "dense_hit": 1.0 if chunk_id in dense_hits else 0.0,
             "dense_rel": dense_scores.get(chunk_id, 0.0) / best_dense if best_dense > 0 else 0.0,
-            "site_named": 1.0 if priority > 0 and site_matcher.names(site_labels(chunk.document.url)) else 0.0,
+            "site_named": 1.0
+            if priority > 0 and site_matcher.names(page_labels(chunk.document.url, chunk.document.metadata))
+            else 0.0,
         }
         candidates.append(RerankCandidate(text=f"{chunk.document.title}\n{chunk.text}", features=features))
     return candidates

@@ -62,6 +62,41 @@ def site_labels(url: str) -> tuple[str, ...]:
     return tuple(labels)
 
 
+# Words of hospital names that say what the institution is, not which one: never labels on their
+# own ("Zuyderland Medisch Centrum" is not named by "mijn medisch dossier").
+INSTITUTION_WORDS = frozenset(
+    "ziekenhuis ziekenhuizen medisch medische centrum center kliniek klinieken universitair universitaire "
+    "algemeen algemene hospital hospitals hopital clinique clinic umc zorg zorggroep revalidatie "
+    "kinderziekenhuis gasthuis".split()
+)
+
+
+@lru_cache(maxsize=4096)
+def name_labels(name: str) -> tuple[str, ...]:
+    """Labels of a hospital's name (``metadata["hospital"]`` of its pages, as the ``jsonl``
+    connector stores it): its words of ≥ :data:`MIN_WORD_CHARS` letters that are not
+    :data:`INSTITUTION_WORDS` and, for a name of several words, the words before any
+    parenthesis written together, normalised: ``"Deventer Ziekenhuis"`` → ``("deventer",
+    "deventerziekenhuis")``, ``"GZA Ziekenhuizen"`` → ``("gza", "gzaziekenhuizen")``. A page's address
+    does not always carry the name patients use (``dz.nl``; Ziekenhuis Rivierenland Tiel's
+    address has no "tiel"); words many hospitals share ("ziekenhuis") are generic and name
+    none (:meth:`SiteMatcher.generic`). ``()`` for an empty name."""
+    words = [w for w in _WORD.findall(text_normalise(name)) if len(w) >= MIN_WORD_CHARS and w not in INSTITUTION_WORDS]
+    head = _WORD.findall(text_normalise(name.split("(")[0]))
+    joined = ["".join(head)] if len(head) > 1 else []
+    return tuple(dict.fromkeys(words + joined))
+
+
+def page_labels(url: str, metadata: dict[str, object] | None = None) -> tuple[str, ...]:
+    """A page's site labels: :func:`site_labels` of its address, then :func:`name_labels` of
+    its hospital's name (``metadata["hospital"]``, when a string), without repeats."""
+    labels = site_labels(url)
+    name = (metadata or {}).get("hospital")
+    if isinstance(name, str) and name.strip():
+        labels = tuple(dict.fromkeys(labels + name_labels(name.strip())))
+    return labels
+
+
 # Belgian and Dutch towns with hospitals, as English, French and German speakers write them →
 # the Dutch name the hospitals' web addresses use ("UZ Ghent" is www.uzgent.be, "Bruges" the
 # "brugge" of www.hartcentrumbrugge-oostende.be). The established exonyms of the Dutch-speaking
@@ -152,9 +187,9 @@ class SiteMatcher:
 
 
 def _index_site_labels_read() -> tuple[tuple[str, ...], ...]:
-    from ingestion.selectors import document_hosts
+    from ingestion.selectors import document_host_names
 
-    return tuple(sorted({site_labels(f"https://{h}/") for h in document_hosts()} - {()}))
+    return tuple(sorted({page_labels(f"https://{h}/", {"hospital": name}) for h, name in document_host_names()} - {()}))
 
 
 _SITES: IndexVersionedCache[tuple[tuple[str, ...], ...]] = IndexVersionedCache(
@@ -163,7 +198,7 @@ _SITES: IndexVersionedCache[tuple[tuple[str, ...], ...]] = IndexVersionedCache(
 
 
 def index_site_labels() -> tuple[tuple[str, ...], ...]:
-    """Each distinct host's :func:`site_labels` in the index (one query for the index version
+    """Each distinct host and hospital name's :func:`page_labels` in the index (one query for the index version
     every :data:`SITES_CHECK_S` s, one for the hosts when it changed)."""
     return _SITES.get()
 
