@@ -33,7 +33,7 @@ from typing import NamedTuple
 import numpy as np
 
 from zolsearch.search.focus import document_foci
-from zolsearch.search.sites import page_labels
+from zolsearch.search.sites import site_labels
 
 CONTEXT_WEIGHT = 0.7  # the seed's weight of the context alignment
 QUESTION_WEIGHT = 0.3  # 1 − CONTEXT_WEIGHT
@@ -102,8 +102,12 @@ class Subject(NamedTuple):
     """What a page is about: its normalised MedQuAD foci (:func:`zolsearch.search.focus.document_foci`;
     empty for pages without, such as the hospital's own), its MedQuAD question type
     (``metadata["qtype"]``; "" none) and, for a hospital's own page, its hospital: the
-    :func:`zolsearch.search.sites.page_labels` of its web address and hospital name (``()`` for
-    other pages)."""
+    :func:`zolsearch.search.sites.site_labels` of its web address (``()`` for other pages). Not
+    the hospital's name (:func:`zolsearch.search.sites.page_labels`, which the reranker reads):
+    a name often holds its town ("UZA (Universitair Ziekenhuis Antwerpen)"), and a question
+    that names the town ("an interpreter at a hospital in Antwerp") does not name that one
+    hospital among the town's several; a refusal needs the address (measured: the name made
+    the gate refuse a right answer to that question)."""
 
     foci: frozenset[str]
     qtype: str = ""
@@ -118,7 +122,7 @@ class Subject(NamedTuple):
         return cls(
             foci=document_foci(metadata),
             qtype=str(metadata.get("qtype") or ""),
-            site=page_labels(url, metadata) if own and url else (),
+            site=site_labels(url) if own and url else (),
         )
 
 

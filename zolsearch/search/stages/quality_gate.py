@@ -87,11 +87,7 @@ def draft_site_disagrees(state: SearchState) -> bool:
         return False
     priorities = state.config.source_priorities
     subjects = {
-        i: Subject.of(
-            {"hospital": chunk.document.metadata.get("hospital")},
-            url=chunk.document.url,
-            own=priorities.get(chunk.document.source.key, 0) > 0,
-        )
+        i: Subject.of({}, url=chunk.document.url, own=priorities.get(chunk.document.source.key, 0) > 0)
         for i, chunk in state.chunks.items()
     }
     if not any(s.site for s in subjects.values()):
