@@ -31,7 +31,9 @@ def main() -> None:
     parser.add_argument("--override", action="append", default=[], metavar="FIELD=VALUE")
     parser.add_argument("--tag", default="", help="Only questions with this tag (e.g. dev, heldout).")
     parser.add_argument("--quiet", action="store_true")
-    parser.add_argument("--misses", type=int, default=15, help="Questions not answered at rank 1 to print (default 15).")
+    parser.add_argument(
+        "--misses", type=int, default=15, help="Questions not answered at rank 1 to print (default 15)."
+    )
     parser.add_argument(
         "--detect-language",
         action="store_true",

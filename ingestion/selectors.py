@@ -7,7 +7,7 @@ import time
 from collections.abc import Callable
 
 from django.db.models import CharField, F, Func, Max, Value
-from django.db.models.fields.json import KeyTextTransform
+from django.db.models.fields.json import KeyTextTransform, KeyTransform
 
 from ingestion.models import Chunk, Document, Source
 
@@ -68,9 +68,12 @@ def document_hosts() -> list[str]:
 
 def document_host_names() -> list[tuple[str, str]]:
     """The distinct ``(host, hospital name)`` pairs of the documents with a web address: the
-    host as :func:`document_hosts`, the name from ``metadata["hospital"]`` ("" without one),
+    host as :func:`document_hosts`, the name from ``metadata["hospital"]`` ("" without one or
+    when it is not a JSON string),
     sorted. One query."""
     host = Func(F("url"), Value("/"), Value(3), function="split_part", output_field=CharField())
     name = KeyTextTransform("hospital", "metadata")
-    rows = Document.objects.filter(url__contains="//").annotate(host=host, hospital=name)
-    return sorted({(h, n or "") for h, n in rows.values_list("host", "hospital").distinct() if h})
+    kind = Func(KeyTransform("hospital", "metadata"), function="jsonb_typeof", output_field=CharField())
+    rows = Document.objects.filter(url__contains="//").annotate(host=host, hospital=name, kind=kind)
+    pairs = rows.values_list("host", "hospital", "kind").distinct()
+    return sorted({(h, n if k == "string" else "") for h, n, k in pairs if h})

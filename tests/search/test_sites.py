@@ -108,9 +108,10 @@ def test_ordinary_words_name_no_hospital(question: str, url: str, sites: tuple[t
 
 
 def test_name_labels_leave_out_the_words_that_say_what_an_institution_is() -> None:
-    assert name_labels("Deventer Ziekenhuis") == ("deventer", "deventerziekenhuis")
-    assert name_labels("GZA Ziekenhuizen") == ("gza", "gzaziekenhuizen")
-    assert name_labels("Zuyderland Medisch Centrum") == ("zuyderland", "zuyderlandmedischcentrum")
+    assert name_labels("Deventer Ziekenhuis") == ("deventer",)
+    assert name_labels("GZA Ziekenhuizen") == ("gza",)
+    assert name_labels("Zuyderland Medisch Centrum") == ("zuyderland",)
+    assert name_labels("AZ Sint-Jan Brugge") == ("sint", "jan", "brugge", "azsintjanbrugge")
     assert name_labels("Noorderhart Mariaziekenhuis (Mariaziekenhuis Noord-Limburg)") == (
         "noorderhart",
         "mariaziekenhuis",
@@ -139,7 +140,8 @@ def test_name_labels_leave_out_the_words_that_say_what_an_institution_is() -> No
 def test_a_question_names_a_hospital_by_its_name(
     question: str, url: str, hospital: str, named: bool, sites: tuple[tuple[str, ...], ...]
 ) -> None:
-    assert not SiteMatcher(question, "nl", sites).names(site_labels(url)) or not named  # the address alone misses it
+    if named:
+        assert not SiteMatcher(question, "nl", sites).names(site_labels(url))  # the address alone misses it
     assert SiteMatcher(question, "nl", sites).names(page_labels(url, {"hospital": hospital})) is named
 
 

@@ -76,7 +76,8 @@ def rerank_candidates(
     ``sites``: every site's labels in the index (:func:`zolsearch.search.sites.index_site_labels`,
     read when None), for ``site_named``: 1 when ``asked`` (the question as the patient wrote it;
     ``question`` when "", which may be a reduced or expanded query without the hospital's name)
-    names the hospital whose web address the page has (:class:`zolsearch.search.sites.SiteMatcher`),
+    names the hospital whose web address or name the page has (:func:`zolsearch.search.sites.page_labels`,
+    :class:`zolsearch.search.sites.SiteMatcher`),
     for pages of a source with a priority (the hospital's own; general medical sites' host names
     are English words: "rarediseases" ends with "diseases", "nihseniorhealth" with "health").
     """

@@ -23,7 +23,7 @@ index ("ziekenhuis" is part of ``antoniusziekenhuis``, ``ziekenhuisgeel``,
 Stop words never match on their own, nor runs of stop words only. Labels are the host's dot- and hyphen-separated parts
 without a leading ``www``/``www2``…, the top-level domain and parts shorter than
 :data:`MIN_WORD_CHARS`. The index's labels (for the generic words) are read once per index
-version (one query for the distinct hosts), checked at most every :data:`SITES_CHECK_S` seconds.
+version (one query for the distinct hosts and hospital names), checked at most every :data:`SITES_CHECK_S` seconds.
 """
 
 from __future__ import annotations
@@ -75,14 +75,14 @@ INSTITUTION_WORDS = frozenset(
 def name_labels(name: str) -> tuple[str, ...]:
     """Labels of a hospital's name (``metadata["hospital"]`` of its pages, as the ``jsonl``
     connector stores it): its words of ≥ :data:`MIN_WORD_CHARS` letters that are not
-    :data:`INSTITUTION_WORDS` and, for a name of several words, the words before any
-    parenthesis written together, normalised: ``"Deventer Ziekenhuis"`` → ``("deventer",
-    "deventerziekenhuis")``, ``"GZA Ziekenhuizen"`` → ``("gza", "gzaziekenhuizen")``. A page's address
+    :data:`INSTITUTION_WORDS` and, when several words before any parenthesis are not, those
+    written together, normalised: ``"Deventer Ziekenhuis"`` → ``("deventer",)``, ``"AZ
+    Sint-Jan Brugge"`` → ``("sint", "jan", "brugge", "azsintjanbrugge")``. A page's address
     does not always carry the name patients use (``dz.nl``; Ziekenhuis Rivierenland Tiel's
     address has no "tiel"); words many hospitals share ("ziekenhuis") are generic and name
     none (:meth:`SiteMatcher.generic`). ``()`` for an empty name."""
     words = [w for w in _WORD.findall(text_normalise(name)) if len(w) >= MIN_WORD_CHARS and w not in INSTITUTION_WORDS]
-    head = _WORD.findall(text_normalise(name.split("(")[0]))
+    head = [w for w in _WORD.findall(text_normalise(name.split("(")[0])) if w not in INSTITUTION_WORDS]
     joined = ["".join(head)] if len(head) > 1 else []
     return tuple(dict.fromkeys(words + joined))
 
@@ -175,7 +175,8 @@ class SiteMatcher:
         return self._generic[part]
 
     def names(self, labels: tuple[str, ...]) -> bool:
-        """True when the question names one of ``labels`` (:func:`site_labels` of a page)."""
+        """True when the question names one of ``labels`` (:func:`site_labels` or
+        :func:`page_labels` of a page)."""
         for label in labels:
             if label in self.whole and not self.generic(label):
                 return True
@@ -187,9 +188,30 @@ class SiteMatcher:
 
 
 def _index_site_labels_read() -> tuple[tuple[str, ...], ...]:
+    """One label tuple per hospital: hosts and names that occur together on a page are one
+    hospital (connected components), so a hospital with three hosts (Maastricht UMC+) or two
+    names counts once when :meth:`SiteMatcher.generic` counts sites."""
     from ingestion.selectors import document_host_names
 
-    return tuple(sorted({page_labels(f"https://{h}/", {"hospital": name}) for h, name in document_host_names()} - {()}))
+    parent: dict[str, str] = {}
+
+    def find(key: str) -> str:
+        while parent.setdefault(key, key) != key:
+            parent[key] = parent[parent[key]]
+            key = parent[key]
+        return key
+
+    pairs = document_host_names()
+    for host, name in pairs:
+        if name:
+            parent[find("h:" + host)] = find("n:" + name)
+        else:
+            find("h:" + host)
+    groups: dict[str, list[str]] = {}
+    for host, name in pairs:
+        labels = groups.setdefault(find("h:" + host), [])
+        labels += page_labels(f"https://{host}/", {"hospital": name})
+    return tuple(sorted({tuple(dict.fromkeys(labels)) for labels in groups.values()} - {()}))
 
 
 _SITES: IndexVersionedCache[tuple[tuple[str, ...], ...]] = IndexVersionedCache(

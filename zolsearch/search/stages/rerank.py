@@ -10,7 +10,7 @@ import numpy as np
 
 from core.providers.embeddings import EmbeddingProvider
 from core.providers.rerank import RerankUnavailable, reranker_get
-from core.text import STOPWORDS, text_normalise
+from core.text import BM25_STOPWORDS, STOPWORDS, text_normalise
 from ingestion.chunking import chunk_sentences, sentences_digest
 from ingestion.models import Chunk
 from zolsearch.search import selectors
@@ -24,11 +24,15 @@ logger = logging.getLogger(__name__)
 _WORD = re.compile(r"[^\W\d_]+", re.UNICODE)
 
 
-def rescue_terms(*, question: str, language: str, chunks: list[Chunk], min_chars: int) -> list[str]:
-    """Question words of ≥ ``min_chars`` letters, not stop words (question language or English),
-    that occur in none of ``chunks`` (their embedded text, accent- and case-folded; a word
-    counts as present when it is a substring, so inflected forms are not rescued needlessly)."""
-    stop = STOPWORDS.get(language, set()) | STOPWORDS["en"]
+def rescue_terms(
+    *, question: str, language: str, chunks: list[Chunk], min_chars: int, stopwords: frozenset[str] = frozenset()
+) -> list[str]:
+    """Question words of ≥ ``min_chars`` letters, not stop words (question language or English,
+    and ``stopwords``: the BM25 query's, :data:`core.text.BM25_STOPWORDS`, so that rescue does not
+    search on its own a word BM25 left out), that occur in none of ``chunks`` (their embedded
+    text, accent- and case-folded; a word counts as present when it is a substring, so inflected
+    forms are not rescued needlessly)."""
+    stop = STOPWORDS.get(language, set()) | STOPWORDS["en"] | stopwords
     words = []
     for word in _WORD.findall(question.lower()):
         folded = text_normalise(word)
@@ -58,6 +62,9 @@ class KeywordRescueStage(Stage):
             language=state.language,
             chunks=list(state.chunks.values()),
             min_chars=state.config.keyword_rescue_min_chars,
+            stopwords=BM25_STOPWORDS.get(state.language, frozenset())
+            if state.language in state.config.lexical_stopword_languages
+            else frozenset(),
         )
         if not terms:
             return
