@@ -108,3 +108,17 @@ def test_pipeline_config_is_frozen_validated_and_hashed() -> None:
         config.with_override_pairs(["top_k=many"])
     with pytest.raises(ConfigInvalid, match="guard_threshold"):
         config.with_overrides(guard_threshold=1.5)
+
+
+def test_a_stored_configuration_without_a_later_field_does_what_it_did() -> None:
+    """GIVEN a configuration stored before ``lexical_stopword_languages`` existed (BM25 kept
+    every word) WHEN it is read again THEN the field is () rather than today's default, and an
+    unknown stop word language is refused with the languages that have a list."""
+    config = pipeline_config_default()
+    assert config.lexical_stopword_languages == ("nl", "fr")
+    stored = {k: v for k, v in config.as_dict().items() if k != "lexical_stopword_languages"}
+    assert PipelineConfig.from_values(stored).lexical_stopword_languages == ()
+    assert PipelineConfig.from_values(config.as_dict()).lexical_stopword_languages == ("nl", "fr")
+    with pytest.raises(ConfigInvalid, match="no stop word list for \\['xx'\\]"):
+        config.with_override_pairs(["lexical_stopword_languages=nl,xx"])
+    assert config.with_override_pairs(["lexical_stopword_languages="]).lexical_stopword_languages == ()

@@ -15,10 +15,11 @@ from pathlib import Path
 from typing import Annotated, Any
 
 from django.conf import settings
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from core.providers.embeddings import embedding_provider_get
 from core.providers.rerank import reranker_identity
+from core.text import BM25_STOPWORDS
 from ingestion.selectors import source_priorities
 
 logger = logging.getLogger(__name__)
@@ -213,10 +214,21 @@ class PipelineConfig(BaseModel):
     filco_min_words: int = Field(default=5, ge=1, le=100)
     filco_bypass_languages: tuple[str, ...] = ()
 
+    @field_validator("lexical_stopword_languages")
+    @classmethod
+    def _stopword_languages_known(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        unknown = sorted(set(value) - set(BM25_STOPWORDS))
+        if unknown:
+            raise ValueError(f"no stop word list for {unknown}; lists: {', '.join(sorted(BM25_STOPWORDS))}")
+        return value
+
     @classmethod
     def from_values(cls, values: dict[str, Any]) -> PipelineConfig:
         """Validate stored values (an ``Answer.config`` or a run's config); raises
-        :class:`ConfigInvalid` naming the offending fields."""
+        :class:`ConfigInvalid` naming the offending fields. A field added since the values were
+        stored takes its :data:`FIELDS_ADDED` value when it has one (what the pipeline did
+        before the field existed), else its default."""
+        values = {**{k: v for k, v in FIELDS_ADDED.items() if k not in values}, **values}
         try:
             return cls.model_validate(values)
         except ValidationError as exc:
@@ -293,6 +305,14 @@ def config_value_parse(*, name: str, raw: str) -> Any:
     if "None" in annotation and text.lower() in ("", "none", "null", "default"):
         return None
     return text
+
+
+# Fields added after configurations were first stored, with the value that reproduces what the
+# pipeline did before they existed: a stored run's configuration without the field is read with
+# it, so that running it again does what it did (the default may have changed behaviour).
+FIELDS_ADDED: dict[str, Any] = {
+    "lexical_stopword_languages": (),  # 2026-11-26: BM25 kept every word of the question
+}
 
 
 def _errors(exc: ValidationError) -> str:
