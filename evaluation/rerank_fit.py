@@ -17,7 +17,12 @@ against the expected urls is ≥ 0.5 (:func:`evaluation.metrics.retrieval.url_gr
   page; ``crag_upper`` maximises Youden's J (TPR − FPR) for "the top-ranked page is relevant".
   Confidence: :func:`zolsearch.search.stages.rerank.crag_confidence`.
 - ``rerank_languages``: the languages with at least :data:`MIN_LANGUAGE_QUESTIONS` dev
-  questions; questions in other languages keep the fused order and skip CRAG.
+  questions; questions in other languages keep the fused order and skip CRAG, unless the
+  reranker does at least as well as the fused order on those languages' dev questions pooled
+  (at least :data:`MIN_POOLED_QUESTIONS`; out-of-fold MRR@10): then it serves every language
+  (``[]``). The features read no language of their own (dense cosine, BM25, stems in the
+  page's language, priority, site), so the few questions of each rare language are judged
+  together (:func:`rerank_languages_choose`).
 
 The result (weights, thresholds and their evidence) is the JSON the pipeline loads
 (``RERANK_MODEL_PATH``).
@@ -54,6 +59,38 @@ MODEL_KEY = "features-lr"
 # A language the reranker serves (reranks and CRAG-checks) needs this many dev questions; the
 # others keep the fused order (cross-lingual questions share few terms with their pages).
 MIN_LANGUAGE_QUESTIONS = 20
+# The rarer languages' dev questions, pooled, that can decide that the reranker serves every
+# language (provisional: hospital-nl's dev half has 4 questions in French, Turkish and Arabic).
+MIN_POOLED_QUESTIONS = 4
+
+
+def rerank_languages_choose(per_language: dict[str, dict[str, float | int]]) -> tuple[list[str], dict[str, Any]]:
+    """``(rerank_languages, evidence)`` from out-of-fold figures per language (``{language:
+    {"questions": n, "mrr10_fused": x, "mrr10_reranked": y}}``, :meth:`Reranked.mrr_by`).
+
+    The languages with ≥ :data:`MIN_LANGUAGE_QUESTIONS` questions are served. The others are
+    pooled (MRR@10 weighted by questions); with ≥ :data:`MIN_POOLED_QUESTIONS` of them and a
+    reranked MRR@10 at least the fused one, every language is served: ``[]``. ``evidence``: the
+    pooled languages, questions and both MRR@10s (rounded to 4 places)."""
+    frequent = sorted(lang for lang, row in per_language.items() if int(row["questions"]) >= MIN_LANGUAGE_QUESTIONS)
+    rare = {lang: row for lang, row in per_language.items() if lang not in frequent}
+    count = sum(int(row["questions"]) for row in rare.values())
+    fused = sum(float(row["mrr10_fused"]) * int(row["questions"]) for row in rare.values()) / count if count else 0.0
+    reranked = (
+        sum(float(row["mrr10_reranked"]) * int(row["questions"]) for row in rare.values()) / count if count else 0.0
+    )
+    every = count >= MIN_POOLED_QUESTIONS and reranked >= fused
+    evidence = {
+        "rule": (
+            f"languages with >= {MIN_LANGUAGE_QUESTIONS} dev questions; every language when the others, pooled "
+            f"(>= {MIN_POOLED_QUESTIONS} questions), rerank at least as well as the fused order (out-of-fold MRR@10)"
+        ),
+        "pooled_languages": sorted(rare),
+        "pooled_questions": count,
+        "pooled_mrr10_fused": round(fused, 4),
+        "pooled_mrr10_reranked": round(reranked, 4),
+    }
+    return ([] if every else frequent), evidence
 
 
 @dataclass
@@ -246,8 +283,8 @@ def rerank_fit(
         scores="out-of-fold scores (5-fold GroupKFold by question)",
     )
     final = _fit(questions, columns)
-    languages = sorted({q.language for q in questions})
-    served = [lang for lang in languages if sum(q.language == lang for q in questions) >= MIN_LANGUAGE_QUESTIONS]
+    per_language = outcomes.mrr_by(lambda q: q.language)
+    served, served_evidence = rerank_languages_choose(per_language)
 
     fitted_at = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
     return {
@@ -256,7 +293,12 @@ def rerank_fit(
         "embedding_model": embedding_model,
         "weights": {name: round(float(w), 6) for name, w in zip(names, final.coef_[0], strict=True)},
         "intercept": round(float(final.intercept_[0]), 6),
-        "crag": {**crag, "crag_bypass_languages": [], "rerank_languages": served},
+        "crag": {
+            **crag,
+            "crag_bypass_languages": [],
+            "rerank_languages": served,
+            "rerank_languages_evidence": served_evidence,
+        },
         "evidence": {
             "fitted_at": fitted_at,
             "sets": list(sets),
@@ -266,7 +308,7 @@ def rerank_fit(
             "cv_roc_auc": round(float(roc_auc_score(y_all, oof)), 4) if 0 < y_all.sum() < len(y_all) else None,
             "cv_mrr10_fused": round(_mrr(outcomes.fused), 4),
             "cv_mrr10_reranked": round(_mrr(outcomes.reranked), 4),
-            "per_language": outcomes.mrr_by(lambda q: q.language),
+            "per_language": per_language,
             "features": names,
             "excluded": sorted(set(exclude)),
             "model": "sklearn LogisticRegression(C=1.0, lbfgs), raw features, sets and questions weighted equally",

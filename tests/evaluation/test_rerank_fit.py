@@ -191,3 +191,29 @@ def test_crag_is_not_calibrated_on_scores_that_are_not_probabilities(tmp_path) -
     ]
     with pytest.raises(ValueError, match="outside"):
         crag_calibrate(questions=questions, reranker=raw, sets=["t"], identity={})
+
+
+def test_the_rarer_languages_pooled_decide_whether_the_reranker_serves_every_language() -> None:
+    """GIVEN out-of-fold MRR@10 per language WHEN the languages are chosen THEN the frequent
+    ones are served; the rarer ones pooled (weighted by questions) open every language when
+    they are numerous enough and reranked at least as well as fused, else stay on the fused
+    order."""
+    from evaluation.rerank_fit import MIN_POOLED_QUESTIONS, rerank_languages_choose
+
+    def row(n: int, fused: float, reranked: float) -> dict[str, float | int]:
+        return {"questions": n, "mrr10_fused": fused, "mrr10_reranked": reranked}
+
+    frequent = {"en": row(200, 0.6, 0.9), "nl": row(240, 0.5, 0.8)}
+    # the model file's own evidence (2026-11-24): ar 1, fr 2, tr 1 question
+    rare = {"ar": row(1, 0.5, 0.5), "fr": row(2, 0.3333, 0.6667), "tr": row(1, 0.5, 0.5)}
+    served, evidence = rerank_languages_choose({**frequent, **rare})
+    assert served == [] and evidence["pooled_questions"] == 4 == MIN_POOLED_QUESTIONS
+    assert evidence["pooled_languages"] == ["ar", "fr", "tr"]
+    assert evidence["pooled_mrr10_fused"] == pytest.approx(0.4167, abs=1e-4)
+    assert evidence["pooled_mrr10_reranked"] == pytest.approx(0.5834, abs=1e-4)
+    # worse on the pooled rare languages: only the frequent ones
+    worse = {"fr": row(4, 0.6, 0.4)}
+    assert rerank_languages_choose({**frequent, **worse})[0] == ["en", "nl"]
+    # too few pooled questions to decide: only the frequent ones
+    assert rerank_languages_choose({**frequent, "fr": row(3, 0.2, 0.9)})[0] == ["en", "nl"]
+    assert rerank_languages_choose(frequent) == (["en", "nl"], rerank_languages_choose(frequent)[1])
