@@ -72,6 +72,21 @@ def test_ingestion_invalidates_the_cache() -> None:
     assert again.trace.retrieval.cache_hit_id is None and "dense" in again.timings_ms
 
 
+def test_migrate_forgets_the_cache() -> None:
+    """GIVEN a cached live answer WHEN ``migrate`` runs (every deployment of new code, every
+    ``serve`` start) THEN the cache is empty and the same question is answered by the pipeline
+    again: the cache key does not see a change of code."""
+    from django.core.management import call_command
+
+    search_answer(request=SearchRequest(question=QUESTION, language="en"))
+    assert SemanticCacheEntry.objects.count() == 1
+    call_command("migrate", interactive=False, verbosity=0)
+    assert SemanticCacheEntry.objects.count() == 0
+    again, _ = search_answer(request=SearchRequest(question=QUESTION, language="en"))
+    assert again.trace.retrieval.cache_hit_id is None and "dense" in again.timings_ms
+    assert SemanticCacheEntry.objects.count() == 1
+
+
 def test_evaluation_and_batch_runs_bypass_the_cache() -> None:
     search_answer(request=SearchRequest(question=QUESTION, language="en"))
     for channel in (Answer.Channel.EVALUATION, Answer.Channel.BATCH):

@@ -15,6 +15,7 @@ class SearchConfig(AppConfig):
 
         broker_folders_ensure()
         post_migrate.connect(_flags_ensure, sender=self)
+        post_migrate.connect(_semantic_cache_clear, sender=self)
 
 
 def _flags_ensure(**kwargs: object) -> None:
@@ -22,3 +23,13 @@ def _flags_ensure(**kwargs: object) -> None:
     from zolsearch.search.services import pipeline_flags_ensure
 
     pipeline_flags_ensure()
+
+
+def _semantic_cache_clear(**kwargs: object) -> None:
+    """After ``migrate`` (every deployment and every ``serve`` start runs it): forget the semantic
+    cache. Its key (configuration hash, index version, language) does not change when the code
+    does, and a new version of the pipeline may answer the same question differently; a cached
+    answer of the previous code would be served until the index or the configuration changed."""
+    from zolsearch.search.models import SemanticCacheEntry
+
+    SemanticCacheEntry.objects.all().delete()
