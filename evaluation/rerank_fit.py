@@ -75,10 +75,11 @@ def rerank_languages_choose(per_language: dict[str, dict[str, float | int]]) -> 
     frequent = sorted(lang for lang, row in per_language.items() if int(row["questions"]) >= MIN_LANGUAGE_QUESTIONS)
     rare = {lang: row for lang, row in per_language.items() if lang not in frequent}
     count = sum(int(row["questions"]) for row in rare.values())
-    fused = sum(float(row["mrr10_fused"]) * int(row["questions"]) for row in rare.values()) / count if count else 0.0
-    reranked = (
-        sum(float(row["mrr10_reranked"]) * int(row["questions"]) for row in rare.values()) / count if count else 0.0
-    )
+
+    def pooled(key: str) -> float:
+        return sum(float(row[key]) * int(row["questions"]) for row in rare.values()) / count if count else 0.0
+
+    fused, reranked = pooled("mrr10_fused"), pooled("mrr10_reranked")
     every = count >= MIN_POOLED_QUESTIONS and reranked >= fused
     evidence = {
         "rule": (

@@ -57,20 +57,10 @@ class IndexVersionedCache[T]:
             self._value, self._version, self._checked = self._empty, "", float("-inf")
 
 
-def document_hosts() -> list[str]:
-    """The distinct hosts of the documents' web addresses (``"www.uzgent.be"``; the third
-    ``/``-separated part of ``scheme://host/...``), sorted; documents without an address are
-    left out. One query."""
-    host = Func(F("url"), Value("/"), Value(3), function="split_part", output_field=CharField())
-    rows = Document.objects.filter(url__contains="//").annotate(host=host).values_list("host", flat=True)
-    return sorted({h for h in rows.distinct() if h})
-
-
 def document_host_names() -> list[tuple[str, str]]:
-    """The distinct ``(host, hospital name)`` pairs of the documents with a web address: the
-    host as :func:`document_hosts`, the name from ``metadata["hospital"]`` ("" without one or
-    when it is not a JSON string),
-    sorted. One query."""
+    """The distinct ``(host, hospital name)`` pairs of the documents with a web address, sorted:
+    the host is the third ``/``-separated part of ``scheme://host/...``, the name
+    ``metadata["hospital"]`` ("" without one or when it is not a JSON string). One query."""
     host = Func(F("url"), Value("/"), Value(3), function="split_part", output_field=CharField())
     name = KeyTextTransform("hospital", "metadata")
     kind = Func(KeyTransform("hospital", "metadata"), function="jsonb_typeof", output_field=CharField())

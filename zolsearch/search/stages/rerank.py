@@ -10,7 +10,7 @@ import numpy as np
 
 from core.providers.embeddings import EmbeddingProvider
 from core.providers.rerank import RerankUnavailable, reranker_get
-from core.text import BM25_STOPWORDS, STOPWORDS, text_normalise
+from core.text import STOPWORDS, text_normalise
 from ingestion.chunking import chunk_sentences, sentences_digest
 from ingestion.models import Chunk
 from zolsearch.search import selectors
@@ -18,7 +18,14 @@ from zolsearch.search.contract import Intent, Outcome
 from zolsearch.search.filco import filco_keep, kept_vector
 from zolsearch.search.rerank import rerank_candidates
 from zolsearch.search.stages.base import SearchState, Stage, StopPipeline
-from zolsearch.search.stages.retrieval import authority_share, dense_retrieve, fuse, lexical_retrieve, retrieval_depth
+from zolsearch.search.stages.retrieval import (
+    authority_share,
+    dense_retrieve,
+    fuse,
+    lexical_retrieve,
+    query_stopwords,
+    retrieval_depth,
+)
 
 logger = logging.getLogger(__name__)
 _WORD = re.compile(r"[^\W\d_]+", re.UNICODE)
@@ -62,9 +69,7 @@ class KeywordRescueStage(Stage):
             language=state.language,
             chunks=list(state.chunks.values()),
             min_chars=state.config.keyword_rescue_min_chars,
-            stopwords=BM25_STOPWORDS.get(state.language, frozenset())
-            if state.language in state.config.lexical_stopword_languages
-            else frozenset(),
+            stopwords=query_stopwords(state),
         )
         if not terms:
             return

@@ -64,18 +64,25 @@ def dense_retrieve(state: SearchState, *, limit: int, relaxed: bool = False) -> 
     )
 
 
+def query_stopwords(state: SearchState) -> frozenset[str]:
+    """The words BM25 leaves out of ``state``'s question: :data:`core.text.BM25_STOPWORDS` of its
+    language when that is one of ``config.lexical_stopword_languages``, else none (keyword
+    rescue skips the same words)."""
+    if state.language not in state.config.lexical_stopword_languages:
+        return frozenset()
+    return BM25_STOPWORDS.get(state.language, frozenset())
+
+
 def lexical_retrieve(state: SearchState, *, limit: int, relaxed: bool = False) -> tuple[str, list[tuple[int, float]]]:
-    """``(backend, BM25 hits)`` of the question in its language, without the language's stop
-    words when it is one of ``config.lexical_stopword_languages``; ``relaxed`` as
-    :func:`dense_retrieve`."""
-    stop = state.language in state.config.lexical_stopword_languages
+    """``(backend, BM25 hits)`` of the question in its language, without its
+    :func:`query_stopwords`; ``relaxed`` as :func:`dense_retrieve`."""
     return selectors.chunks_lexical_search(
         query=state.search_query or state.question,
         language=state.language,
         limit=limit,
         languages=() if relaxed else state.request.languages,
         sources=() if relaxed else state.request.sources,
-        stopwords=BM25_STOPWORDS.get(state.language, frozenset()) if stop else frozenset(),
+        stopwords=query_stopwords(state),
     )
 
 
