@@ -41,8 +41,10 @@ def test_nothing_to_go_by_gives_the_default() -> None:
 
 
 def test_the_golden_sets_languages() -> None:
-    """GIVEN every question of the committed golden sets with its language (1,848) WHEN
-    detected THEN at most 25 are wrong (lingua alone: 98), and no French, Turkish, Arabic or
+    """GIVEN every question of the committed golden sets with its language (2,245, of which 397
+    MedQuAD questions with a misspelled focus) WHEN detected THEN at most 1.35 % are wrong (25 of
+    the 1,848 before the misspelled sets; lingua alone: 98 of them; now 27 of 2,245, three of them
+    misspelled: "Is siealuria inherited ?" reads as Spanish), and no French, Turkish, Arabic or
     Romanian question is among them (their function words overlap Dutch and English ones: "de",
     "en", "a", "on")."""
     wrong: Counter[str] = Counter()
@@ -55,6 +57,6 @@ def test_the_golden_sets_languages() -> None:
             total += 1
             if language_detect(item["question"], default="nl") != item["language"]:
                 wrong[item["language"]] += 1
-    assert total >= 1800
-    assert sum(wrong.values()) <= 25, wrong
+    assert total >= 2200
+    assert sum(wrong.values()) <= 0.0135 * total, wrong
     assert not {"fr", "tr", "ar", "ro"} & set(wrong), wrong

@@ -10,6 +10,7 @@ import hashlib
 import io
 import xml.etree.ElementTree as ET
 from collections import defaultdict
+from dataclasses import replace
 from pathlib import Path
 
 import openpyxl
@@ -374,6 +375,9 @@ def test_committed_ci_and_sample_sets_are_what_the_builders_make_now() -> None:
     """The committed files that can be rebuilt from the repository alone are up to date."""
     assert golden_jsonl_load(GOLDEN / "ci-slice.jsonl") == builders.ci_golden(slice_path=SLICE)
     assert golden_jsonl_load(GOLDEN / "sample-hospital.jsonl") == builders.sample_hospital_golden()
+    for split in ("dev", "heldout"):
+        built = builders.medquad_misspelled(items=golden_jsonl_load(GOLDEN / f"medquad-{split}.jsonl"))
+        assert golden_jsonl_load(GOLDEN / f"medquad-{split}-typos.jsonl") == built
     ci = golden_jsonl_load(GOLDEN / "ci-slice.jsonl")
     slice_urls = {pair["url"] for pair in _slice_pairs().values()}
     assert len(ci) >= 50
@@ -474,3 +478,33 @@ def test_medquad_paraphrases_keep_the_expectations_and_change_the_wording() -> N
     assert dutch[0].expected_urls == item.expected_urls and dutch[0].expected_entities == item.expected_entities
     with pytest.raises(ValueError):
         builders.medquad_paraphrased(items=[item], language="fr")
+
+
+def test_medquad_typos_misspell_one_focus_word_by_one_edit_the_same_way_every_time(tmp_path: Path) -> None:
+    """GIVEN the committed medquad-dev set WHEN built as typos twice THEN both files are equal;
+    each question differs from its original in one word of the focus, by exactly one
+    deletion, transposition, substitution or insertion, keeps its expected pages, and gains
+    ``:typo``; a question that does not name its focus is left out; another seed misspells
+    differently."""
+    from symspellpy.editdistance import DistanceAlgorithm, EditDistance
+
+    first, second, other = (tmp_path / f"{n}.jsonl" for n in ("a", "b", "c"))
+    for out, seed in ((first, "0"), (second, "0"), (other, "1")):
+        call_command(
+            "golden_build", "typos", "--source", str(GOLDEN / "medquad-dev.jsonl"), "--out", str(out), "--seed", seed
+        )
+    assert first.read_bytes() == second.read_bytes() != other.read_bytes()
+    originals = {i.qid: i for i in golden_jsonl_load(GOLDEN / "medquad-dev.jsonl")}
+    typos = golden_jsonl_load(first)
+    assert len(typos) >= 0.9 * len(originals)
+    distance = EditDistance(DistanceAlgorithm.DAMERAU_OSA)
+    for typo in typos:
+        original = originals[typo.qid.removesuffix(":typo")]
+        assert typo.expected_urls == original.expected_urls and "typo" in typo.tags
+        changed = [(a, b) for a, b in zip(original.question.split(), typo.question.split(), strict=False) if a != b]
+        assert len(changed) == 1 and len(original.question.split()) == len(typo.question.split())
+        said, misspelled = changed[0]
+        assert distance.compare(said, misspelled, 2) == 1
+        assert said.strip("?,.()").lower() in original.expected_entities[0].lower()
+    unnamed = builders.medquad_misspelled(items=[replace(original, expected_entities=("Not In The Question",))])
+    assert unnamed == []

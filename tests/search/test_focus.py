@@ -406,3 +406,19 @@ def test_a_focus_named_by_a_synonym_is_searched_by_its_other_names(hospital: Non
         request=SearchRequest(question="What can be done for a weak heart?", language="en"), config=off
     )
     assert state.trace.understanding.expanded == "" and "Hartfalen" not in (state.search_query or "")
+
+
+def test_a_possessive_names_the_eponym_without_its_apostrophe() -> None:
+    """GIVEN MedQuAD's Menkes disease (added as the connector stores it) WHEN a message writes
+    it as a possessive ("menke's disease", which text_normalise splits as "menke s") THEN the
+    focus is Menkes disease, matched as the question says it, and the pipeline searches the
+    name the pages use beside the question."""
+    _medquad_focus_add("Menkes disease", cui="C0022716")
+    try:
+        question = "what is menke's disease? a friends baby boy was just diagnosed, something about copper?"
+        focus = focus_link(question=question, resolution=None, language="en")
+        assert focus is not None and (focus.text, focus.matched) == ("Menkes disease", "menke s disease")
+        state = pipeline_run(request=SearchRequest(question=question, language="en"), config=pipeline_config_default())
+        assert state.search_query.endswith(" Menkes disease")
+    finally:
+        medquad_lexicon_clear()

@@ -21,6 +21,7 @@ from core.providers.embeddings import embedding_provider_get
 from core.providers.rerank import reranker_identity
 from core.text import BM25_STOPWORDS
 from ingestion.selectors import source_priorities
+from zolsearch.search.spelling import SPELLING_LANGUAGES
 
 logger = logging.getLogger(__name__)
 
@@ -140,6 +141,10 @@ class PipelineConfig(BaseModel):
       subject. Not English: there the function words are common and cheap, and the MedQuAD
       question wording they carry ("What are the symptoms of") helps (measured: medquad-heldout
       NDCG@5 0.963 → 0.958 with English stop words dropped; docs/EVALUATION.md note ¹⁰).
+    - ``spelling_correction_languages``: questions in these languages have their misspelled
+      medical words corrected (:mod:`zolsearch.search.spelling`: "aneurism" → "aneurysm"); the
+      focus is linked from the corrected question when it names a longer term and the corrected
+      words are searched too. Only languages with an everyday word list (English).
 
     Unknown fields and wrong types raise :class:`ConfigInvalid` (pydantic validation).
     """
@@ -187,6 +192,7 @@ class PipelineConfig(BaseModel):
     understanding_intent_min: float = Field(default=0.0, ge=0.0, le=1.0)
     reduced_query_enabled: bool = True
     focus_expansion_enabled: bool = True
+    spelling_correction_languages: tuple[str, ...] = ("en",)
     snomed_expansion_enabled: bool = True
     snomed_expansion_terms: int = Field(default=3, ge=1, le=10)
     glossary_enabled: bool = True
@@ -220,6 +226,14 @@ class PipelineConfig(BaseModel):
         unknown = sorted(set(value) - set(BM25_STOPWORDS))
         if unknown:
             raise ValueError(f"no stop word list for {unknown}; lists: {', '.join(sorted(BM25_STOPWORDS))}")
+        return value
+
+    @field_validator("spelling_correction_languages")
+    @classmethod
+    def _spelling_languages_known(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        unknown = sorted(set(value) - set(SPELLING_LANGUAGES))
+        if unknown:
+            raise ValueError(f"no everyday word list for {unknown}; lists: {', '.join(sorted(SPELLING_LANGUAGES))}")
         return value
 
     @classmethod
@@ -312,6 +326,7 @@ def config_value_parse(*, name: str, raw: str) -> Any:
 # it, so that running it again does what it did (the default may have changed behaviour).
 FIELDS_ADDED: dict[str, Any] = {
     "lexical_stopword_languages": (),  # 2026-11-26: BM25 kept every word of the question
+    "spelling_correction_languages": (),  # 2026-11-26: misspelled medical words were not corrected
 }
 
 

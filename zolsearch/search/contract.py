@@ -142,7 +142,9 @@ class UnderstandingTrace(_Trace):
     "; "-separated: the focus name when the question spells it differently, SNOMED CT synonyms,
     the glossary's Dutch words for an English or French practical question, the English of a
     Dutch question's medical words ("" none); ``focus_translated``: the focus was linked from
-    that English (``stages/understand._medical_english``)."""
+    that English (``stages/understand._medical_english``); ``corrected``: the question's
+    misspelled medical words and what they were taken for, "said → word" "; "-separated
+    (:mod:`zolsearch.search.spelling`; "" none)."""
 
     intent: str = ""
     intent_confidence: float | None = None
@@ -155,6 +157,7 @@ class UnderstandingTrace(_Trace):
     focus_id: str = ""
     expanded: str = ""
     focus_translated: bool = False
+    corrected: str = ""
 
 
 class RetrievalTrace(_Trace):

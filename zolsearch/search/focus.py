@@ -60,6 +60,7 @@ from core.text import STOPWORDS, abbreviation_ends, text_normalise
 from ingestion.selectors import IndexVersionedCache
 from taxonomy.resolver import Resolution, ngrams
 from zolsearch.search.glossary import TARGET_LANGUAGE, Spelled, dutch_word_elsewise, english_spelling
+from zolsearch.search.spelling import SPELLING_LANGUAGES, Correction, Speller
 
 FOCUS_KINDS = ("condition", "drug", "procedure", "department", "doctor")
 LEXICON_CHECK_S = 60.0
@@ -150,7 +151,8 @@ class _Lexicon:
     ``foci`` (normalised foci, then synonyms), ``fuzzy_min`` and ``fuzzy_lengths`` (``(len(foci),)``
     float64: the cosine each needs, its length in characters), ``generic`` (words of ≥
     :data:`FUZZY_GENERIC_TERMS` terms) and ``fuzzy`` (the trigram TF-IDF of ``foci``, fitted at
-    first use under ``lock``); ``words``: every word of ``terms``."""
+    first use under ``lock``); ``words``: every word of ``terms``; ``speller``: the spelling
+    corrector to ``words`` (:class:`zolsearch.search.spelling.Speller`, made at first use)."""
 
     terms: dict[str, _Term] = field(default_factory=dict)
     longest: int = 0
@@ -160,6 +162,7 @@ class _Lexicon:
     generic: frozenset[str] = frozenset()
     words: frozenset[str] = frozenset()
     fuzzy: tuple[TfidfVectorizer, sparse.csr_matrix] | None = None
+    speller: Speller | None = None
     lock: threading.Lock = field(default_factory=threading.Lock)
 
 
@@ -256,6 +259,23 @@ def medquad_words() -> frozenset[str]:
     vocabulary a Dutch cognate's English spelling is checked against,
     :func:`zolsearch.search.glossary.medical_renderings`); read as :func:`medquad_lexicon`."""
     return _LEXICON.get().words
+
+
+def medquad_spelling(question: str, language: str) -> list[Correction]:
+    """The misspelled medical words of ``question`` and the words of MedQuAD's foci and
+    synonyms they are taken for (:class:`zolsearch.search.spelling.Speller`); ``[]`` for a
+    language without an everyday word list (:data:`zolsearch.search.spelling.SPELLING_LANGUAGES`)
+    or an index without MedQuAD."""
+    if language not in SPELLING_LANGUAGES:
+        return []
+    lexicon = _LEXICON.get()
+    if not lexicon.words:
+        return []
+    with lexicon.lock:
+        if lexicon.speller is None or lexicon.speller.language != language:
+            lexicon.speller = Speller(lexicon.words, language=language)
+        speller = lexicon.speller
+    return speller.corrections(question)
 
 
 def document_foci(metadata: dict[str, object]) -> frozenset[str]:
@@ -384,6 +404,7 @@ def medquad_focus(question: str, language: str = "") -> Focus | None:
 # ("?!"), before whitespace or the end; lower-case starts are common, so no capital is needed
 # (unlike core.text.sentences_split, written for pages). "2.5 mg" has no boundary.
 _SENTENCE_END = re.compile(r"[.?!\u061f]+(?=\s|$)")
+_POSSESSIVE = re.compile(r"(?<=[^\W\d_])['\u2019`]s\b")
 _QUESTION_MARKS = frozenset("?\u061f")
 
 
@@ -412,6 +433,11 @@ def _medquad_focus_of(question: str, language: str, lexicon: _Lexicon, *, asked:
     long words (module docstring); None when none. ``asked``: ``question`` is the message's
     question sentence (:func:`_spelled_names`)."""
     grams = ngrams(text_normalise(question), max_n=max(1, lexicon.longest))
+    joined = _POSSESSIVE.sub("s", question)
+    if joined != question:
+        # "robert's syndrome" is Roberts syndrome, "menke's disease" Menkes disease:
+        # text_normalise splits the possessive off ("robert s"), so the joined words are tried too
+        grams += ngrams(text_normalise(joined), max_n=max(1, lexicon.longest))
     found = [gram for gram in grams if gram in lexicon.terms and medquad_match_allowed(gram, question, language)]
     # a Dutch question's English spelling, read by both the spelled and the misspelled match
     units = english_spelling(question, lexicon.words) if language == TARGET_LANGUAGE else None
@@ -427,7 +453,18 @@ def _medquad_focus_of(question: str, language: str, lexicon: _Lexicon, *, asked:
             return phrase
     if not gram:
         return _fuzzy_focus(question, lexicon)
-    return lexicon.terms[gram].linked(gram)
+    return lexicon.terms[gram].linked(_as_said(gram, text_normalise(question)))
+
+
+def _as_said(gram: str, normalised: str) -> str:
+    """``gram`` as the normalised question says it: a term matched through a joined possessive
+    ("roberts syndrome") is said "robert s syndrome", so the focus expansion searches the name
+    the pages use; else ``gram`` itself."""
+    if f" {gram} " in f" {normalised} ":
+        return gram
+    pattern = r"\s".join(re.escape(w[:-1]) + r"\s?s" if w.endswith("s") else re.escape(w) for w in gram.split())
+    found = re.search(rf"\b{pattern}\b", normalised)
+    return found.group(0) if found else gram
 
 
 def _phrase_tokens(question: str, units: list[Spelled] | None) -> list[tuple[str, str]]:

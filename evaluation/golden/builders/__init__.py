@@ -16,7 +16,13 @@ Sources and licences (also in ``data/golden/README.md``):
 from evaluation.golden.builders.ci import CI_SAMPLE_QIDS, ci_golden
 from evaluation.golden.builders.common import CI_MEDQUAD_COUNT, CI_SEED, HELDOUT_PERCENT, MEDSAFETY_NOTE_CHARS, SPLITS
 from evaluation.golden.builders.hospital_nl import hospital_nl_golden, hospital_nl_split_of
-from evaluation.golden.builders.medquad import PARAPHRASES, medquad_golden, medquad_paraphrased, medquad_split_of
+from evaluation.golden.builders.medquad import (
+    PARAPHRASES,
+    medquad_golden,
+    medquad_misspelled,
+    medquad_paraphrased,
+    medquad_split_of,
+)
 from evaluation.golden.builders.medsafetybench import medsafetybench_golden
 from evaluation.golden.builders.rivm import rivm_golden, rivm_salient_terms
 from evaluation.golden.builders.safety import red_flags_golden
@@ -35,6 +41,7 @@ __all__ = [
     "ci_golden",
     "PARAPHRASES",
     "medquad_golden",
+    "medquad_misspelled",
     "medquad_paraphrased",
     "medquad_split_of",
     "medsafetybench_golden",

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import random
+import re
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import replace
@@ -163,3 +165,66 @@ def medquad_paraphrased(*, items: list[GoldenItem], language: str) -> list[Golde
             )
         )
     return out
+
+
+TYPO_MIN_CHARS = 5
+_TYPO_LETTERS = "abcdefghijklmnopqrstuvwxyz"
+
+
+def _typo(word: str, rng: random.Random) -> str:
+    """``word`` with one edit (deletion, transposition of two neighbours, substitution or
+    insertion of a letter a–z, each equally likely, at a uniform place), never ``word`` itself:
+    the four single-error kinds of Damerau (1964), which account for about 80 % of misspellings
+    in his material."""
+    while True:
+        kind, place = rng.randrange(4), rng.randrange(len(word))
+        letter = rng.choice(_TYPO_LETTERS)
+        if kind == 0:
+            edited = word[:place] + word[place + 1 :]
+        elif kind == 1 and place < len(word) - 1:
+            edited = word[:place] + word[place + 1] + word[place] + word[place + 2 :]
+        elif kind == 2:
+            edited = word[:place] + letter + word[place + 1 :]
+        else:
+            edited = word[:place] + letter + word[place:]
+        if edited != word:
+            return edited
+
+
+def medquad_misspelled(*, items: list[GoldenItem], seed: int = 0) -> list[GoldenItem]:
+    """The English MedQuAD ``items`` with their focus misspelled: one word of at least
+    :data:`TYPO_MIN_CHARS` letters of the focus (the first expected entity, where the question
+    names it, case-insensitively) gets one random edit (:func:`_typo`); the word and the edit are
+    drawn from a generator seeded by ``seed`` and the item's qid, so a rebuild gives the same set.
+    A probe of robustness to misspelled condition names (issue 10: patients misspell them), not a
+    sample of real misspellings: those are often two edits and phonetic ("nefrotic"). Expected
+    urls and entities stay; qids gain ``:typo``, tags ``typo``; items whose question does not
+    name their focus, or whose focus has no word that long, are left out."""
+    out = []
+    for item in items:
+        if item.language != "en" or not item.expected_entities:
+            continue
+        focus = item.expected_entities[0]
+        start = item.question.lower().find(focus.lower())
+        if start < 0:
+            continue
+        spans = [(m.start() + start, m.end() + start) for m in _TYPO_WORD.finditer(focus)]
+        spans = [(a, b) for a, b in spans if b - a >= TYPO_MIN_CHARS]
+        if not spans:
+            continue
+        rng = random.Random(f"{seed}:{item.qid}")
+        a, b = rng.choice(spans)
+        question = item.question[:a] + _typo(item.question[a:b], rng) + item.question[b:]
+        out.append(
+            replace(
+                item,
+                qid=f"{item.qid}:typo",
+                question=question,
+                tags=(*item.tags, "typo"),
+                notes=f"{item.notes}; misspelled from: {item.question}",
+            )
+        )
+    return out
+
+
+_TYPO_WORD = re.compile(r"[A-Za-z]+")

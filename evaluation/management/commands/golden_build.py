@@ -26,8 +26,18 @@ from evaluation.golden import builders
 from evaluation.golden.io import GoldenItem, golden_jsonl_load, golden_jsonl_write
 from ingestion.connectors import ConnectorError
 
-KINDS = ("medquad", "hospital-nl", "rivm", "medsafetybench", "sample-hospital", "red-flags", "paraphrase", "ci")
-NEEDS_SOURCE = {"medquad", "hospital-nl", "rivm", "medsafetybench", "paraphrase"}
+KINDS = (
+    "medquad",
+    "hospital-nl",
+    "rivm",
+    "medsafetybench",
+    "sample-hospital",
+    "red-flags",
+    "paraphrase",
+    "typos",
+    "ci",
+)
+NEEDS_SOURCE = {"medquad", "hospital-nl", "rivm", "medsafetybench", "paraphrase", "typos"}
 TAKES_LIMIT = {"medquad", "medsafetybench"}
 
 
@@ -35,7 +45,8 @@ class Command(BaseCommand):
     help = (
         "Build a golden question set as JSONL: medquad (--split dev|heldout), rivm, medsafetybench "
         "(--limit per category), sample-hospital (invented SAMPLE data), red-flags (data/safety), "
-        "paraphrase (--source a MedQuAD golden JSONL, --language en|nl) or ci (the regression set)."
+        "paraphrase (--source a MedQuAD golden JSONL, --language en|nl), typos (--source a MedQuAD golden "
+        "JSONL: its focus misspelled by one edit, --seed) or ci (the regression set)."
     )
     requires_system_checks: list[str] = []  # no checks: some touch the database, which this never needs
 
@@ -47,7 +58,7 @@ class Command(BaseCommand):
         parser.add_argument(
             "--limit", type=int, default=None, help="medquad: at most N questions; medsafetybench: N per category."
         )
-        parser.add_argument("--seed", type=int, default=0, help="Seed of the --limit sample (default 0).")
+        parser.add_argument("--seed", type=int, default=0, help="Seed of the --limit sample and of typos (default 0).")
         parser.add_argument(
             "--language", choices=("en", "nl"), default="en", help="paraphrase: the language of the paraphrases."
         )
@@ -77,6 +88,9 @@ class Command(BaseCommand):
             if kind == "paraphrase":
                 assert source is not None
                 items = builders.medquad_paraphrased(items=golden_jsonl_load(source), language=str(options["language"]))
+            elif kind == "typos":
+                assert source is not None
+                items = builders.medquad_misspelled(items=golden_jsonl_load(source), seed=seed)
             else:
                 items = self._build(kind, source=source, split=str(split), limit=limit, seed=seed)
         except (ConnectorError, ValueError, OSError) as exc:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 import re
+from dataclasses import replace
 
 from django.conf import settings
 
@@ -14,8 +15,9 @@ from core.text import text_normalise
 from taxonomy.models import Entity
 from taxonomy.selectors import concept_synonyms
 from zolsearch.search.contract import Intent, UnderstandingTrace
-from zolsearch.search.focus import Focus, focus_link, medquad_focus, medquad_words
+from zolsearch.search.focus import Focus, focus_link, medquad_focus, medquad_spelling, medquad_words
 from zolsearch.search.glossary import TARGET_LANGUAGE, glossary_translate, medical_renderings, renderings_kept
+from zolsearch.search.spelling import Correction, text_corrected
 from zolsearch.search.stages.base import SearchState, Stage
 from zolsearch.search.understanding import routing_share, understanding_model_get
 
@@ -77,6 +79,28 @@ def _focus_set(state: SearchState, focus: Focus | None, *, translated: bool = Fa
     trace.focus_source = focus.source if focus else ""
     trace.focus_id = focus.identifier if focus else ""
     trace.focus_translated = translated
+
+
+def _spelling_focus(state: SearchState) -> list[Correction]:
+    """The question's misspelled medical words (:func:`zolsearch.search.focus.medquad_spelling`),
+    recorded on the trace; the focus of the corrected question replaces the one linked from the
+    question as written unless that one matches more words: "chronic fatique syndrome …
+    glandular fever" is about Chronic Fatigue Syndrome, not Infectious Mononucleosis; "how is an
+    abcess treated? i also have acne" about the abscess its question sentence names; "aneurism"
+    linked nothing."""
+    corrections = medquad_spelling(state.question, state.language)
+    if not corrections:
+        return []
+    state.trace.understanding.corrected = "; ".join(f"{c.said} → {c.word}" for c in corrections)
+    found = focus_link(
+        question=text_corrected(state.question, corrections), resolution=state.resolution, language=state.language
+    )
+    current = state.focus
+    if found is not None and (current is None or len(found.matched.split()) >= len(current.matched.split())):
+        # matched as the question says it, so the focus expansion searches the name pages use
+        said = {c.word: c.said for c in reversed(corrections)}
+        _focus_set(state, replace(found, matched=" ".join(said.get(w, w) for w in found.matched.split())))
+    return corrections
 
 
 _SENTENCE_END = re.compile(r"[.?!;:]+\s*")
@@ -158,6 +182,7 @@ class QueryUnderstandingStage(Stage):
             reduced=understood.reduced if state.config.reduced_query_enabled else "",
         )
         _focus_set(state, focus_link(question=state.question, resolution=state.resolution, language=state.language))
+        corrections = _spelling_focus(state) if state.language in state.config.spelling_correction_languages else []
         state.qtype = understood.qtype
         if state.intent == Intent.GENERAL and understood.intent_confidence >= state.config.understanding_intent_min:
             state.intent = Intent(understood.intent)
@@ -166,6 +191,9 @@ class QueryUnderstandingStage(Stage):
             state.search_query = understood.reduced
             if state.config.dense_enabled:
                 state.search_vector = state.provider.embed_query(understood.reduced)
+        said = f" {text_normalise(state.search_query or state.question)} "
+        if new_words := [c.word for c in corrections if f" {c.word} " not in said]:
+            _search_also(state, new_words)  # BM25 and the reranker also search "aneurysm"
         # How much the question wants the hospital's own (Dutch) pages: whichever language the
         # pages it wants are in is the language its words are also searched in.
         share = routing_share(state.intent.value, state.intent_probabilities, state.config.source_authority_intents)

@@ -1,0 +1,84 @@
+"""Spelling correction of medical words: symspellpy's real English word list and SymSpell
+index, and the MedQuAD slice's focus lexicon in the pipeline."""
+
+from __future__ import annotations
+
+import pytest
+
+from zolsearch.search.config import ConfigInvalid, PipelineConfig, pipeline_config_default
+from zolsearch.search.focus import medquad_lexicon_clear, medquad_spelling
+from zolsearch.search.pipeline import SearchRequest, pipeline_run
+from zolsearch.search.spelling import Correction, Speller, text_corrected, word_frequencies
+
+MEDICAL = frozenset({"aneurysm", "scabies", "fatigue", "chronic", "syndrome", "diagnosis", "abscess", "acne"})
+
+
+def test_a_misspelled_medical_word_is_corrected_and_everyday_words_are_left_alone() -> None:
+    """GIVEN a few medical words WHEN words are checked THEN a misspelling one edit from a
+    medical word is corrected (a substitution, a transposition, a doubled letter: "scabbies" is
+    scabies, not the everyday "cabbies"); an everyday word ("daughter"), a medical word, a short
+    word, a stop word and a word with digits are not; "diagnosd", two edits from diagnosis but
+    one from the everyday "diagnosed", is not taken for diagnosis, nor "abcess", one edit from
+    abscess and from the far more frequent "access"."""
+    speller = Speller(MEDICAL)
+    assert speller.correction("aneurism") == Correction(said="aneurism", word="aneurysm", distance=1)
+    assert speller.correction("anuerysm") == Correction(said="anuerysm", word="aneurysm", distance=1)
+    assert speller.correction("scabbies") == Correction(said="scabbies", word="scabies", distance=1)
+    assert word_frequencies("en")["cabbies"] > 0  # the everyday neighbour exists, and is rarer
+    assert speller.correction("daughter") is None
+    assert speller.correction("aneurysm") is None
+    # one edit from abscess, but also from the far more common "access": left alone
+    assert speller.correction("abcess") is None
+    assert speller.correction("abcesss") is None  # two edits in a word of fewer than 8 letters
+    assert speller.correction("acen") is None  # fewer than 5 letters
+    assert speller.correction("diagnosd") is None
+    assert speller.correction("2fatique") is None and speller.correction("because") is None
+
+
+def test_corrections_of_a_message_keep_its_words_and_punctuation() -> None:
+    """GIVEN a message with two misspellings, one twice WHEN corrected THEN each is listed once in
+    order, and the corrected text keeps the message's other words, capitals and punctuation (its
+    question sentence is still a sentence)."""
+    speller = Speller(MEDICAL)
+    message = "What causes Chronic Fatique Syndrome? The fatique and an aneurism scare me."
+    corrections = speller.corrections(message)
+    assert [(c.said, c.word) for c in corrections] == [("fatique", "fatigue"), ("aneurism", "aneurysm")]
+    assert text_corrected(message, corrections) == (
+        "What causes Chronic fatigue Syndrome? The fatigue and an aneurysm scare me."
+    )
+
+
+@pytest.mark.django_db
+def test_the_pipeline_links_the_corrected_focus_and_searches_the_corrected_word() -> None:
+    """GIVEN the MedQuAD slice (Botulism and Aphasia are foci) WHEN an English message misspells
+    the condition its question sentence asks about ("botulsm", too short for the fuzzy match) and
+    its story names another exactly ("aphasia") THEN the focus is Botulism, the corrected word is
+    searched beside the question and the trace says what was corrected; with the languages
+    emptied, or in Dutch (no everyday word list), nothing is corrected and the story's Aphasia is
+    the focus."""
+    medquad_lexicon_clear()
+    question = "how is botulsm treated? my uncle also has aphasia since last year"
+    state = pipeline_run(request=SearchRequest(question=question, language="en"), config=pipeline_config_default())
+    understanding = state.trace.understanding
+    assert understanding is not None
+    assert understanding.corrected == "botulsm → botulism"
+    assert understanding.focus == "Botulism"
+    assert state.search_query.split()[-1] == "botulism"
+    off = pipeline_run(
+        request=SearchRequest(question=question, language="en"),
+        config=pipeline_config_default().with_overrides(spelling_correction_languages=()),
+    )
+    assert off.trace.understanding is not None and off.trace.understanding.corrected == ""
+    assert off.trace.understanding.focus == "Aphasia" and "botulism" not in off.search_query.split()
+    assert medquad_spelling(question, "nl") == []
+
+
+@pytest.mark.django_db
+def test_the_languages_are_checked_and_old_configurations_correct_nothing() -> None:
+    """GIVEN a stored configuration from before the field WHEN read THEN it corrects nothing (what
+    the pipeline did then); a language without a word list is refused with the lists named."""
+    values = pipeline_config_default().as_dict()
+    del values["spelling_correction_languages"]
+    assert PipelineConfig.from_values(values).spelling_correction_languages == ()
+    with pytest.raises(ConfigInvalid, match="no everyday word list for \\['nl'\\]; lists: en"):
+        PipelineConfig.from_values({**values, "spelling_correction_languages": ["nl"]})

@@ -1,0 +1,150 @@
+"""Spelling correction of medical words in a patient's question (issue 10 item 1: patients
+misspell the condition they ask about: "aneurism", "chronic fatique syndrome", "rheumatiod
+arthritis", "scabbies").
+
+A question word is corrected to a **medical word** (a word of MedQuAD's foci and UMLS synonyms
+in the index, :func:`zolsearch.search.focus.medquad_words`) when all of these hold:
+
+- it has at least :data:`SPELL_MIN_CHARS` letters, only letters, and is neither a medical word
+  nor a stop word;
+- it is not an everyday word of the question's language: absent from the language's word
+  frequency list (for English the list symspellpy ships, ``frequency_dictionary_en_82_765.txt``:
+  82,765 words with their counts in Google Books Ngrams, MIT licence; other languages have no
+  list here and are not corrected, :data:`SPELLING_LANGUAGES`);
+- a medical word is within Damerau–Levenshtein (optimal string alignment) distance 1, or 2 for a
+  word of :data:`SPELL_DISTANCE_2_CHARS` letters or more (SymSpell's symmetric-delete lookup,
+  Garbe 2012, through ``symspellpy``; the limits are the usual ones of SymSpell and of Norvig's
+  corrector: most misspellings are one edit, long words carry two), the closest one and among
+  those the most frequent in the frequency list;
+- no everyday word (of the list, not a medical word) explains the spelling as well: none is one
+  edit away when the medical word is two, none one edit away and more frequent when it is one
+  (the noisy-channel choice of Kernighan, Church & Gale, COLING 1990, with the word's frequency
+  as the prior and every edit equally likely): "diagnosd" is "diagnosed" (one edit, not a medical
+  word), not "diagnosis" (two); "scabbies" is "scabies" (250,864) rather than "cabbies" (60,411).
+
+The corrected words are what the question says, not instead of it: the pipeline links the focus
+of the corrected question when it names a longer term, and searches the corrected words beside
+the question's own (:class:`zolsearch.search.stages.understand.QueryUnderstandingStage`).
+"""
+
+from __future__ import annotations
+
+import re
+import string
+import threading
+from dataclasses import dataclass, field
+from functools import lru_cache
+from importlib.resources import files
+
+from symspellpy import SymSpell, Verbosity
+
+from core.text import STOPWORDS, text_normalise
+
+SPELLING_LANGUAGES = {"en": "frequency_dictionary_en_82_765.txt"}  # language → symspellpy's list
+SPELL_MIN_CHARS = 5
+SPELL_DISTANCE_2_CHARS = 8
+_PREFIX_LENGTH = 7  # symspellpy's default: deletes of the first 7 characters only
+_WORD = re.compile(r"[^\W\d_]+", re.UNICODE)
+_LETTERS = string.ascii_lowercase
+
+
+@dataclass(frozen=True)
+class Correction:
+    """One corrected word: ``said`` as the question wrote it (normalised), ``word`` the medical
+    word it is taken for, ``distance`` the edits between them (1 or 2)."""
+
+    said: str
+    word: str
+    distance: int
+
+
+@lru_cache(maxsize=len(SPELLING_LANGUAGES))
+def word_frequencies(language: str) -> dict[str, int]:
+    """Word → count of the everyday word list of ``language`` (:data:`SPELLING_LANGUAGES`; read
+    once per process, about 10 MB for English). Raises ``KeyError`` for a language without a
+    list."""
+    text = files("symspellpy").joinpath(SPELLING_LANGUAGES[language]).read_text(encoding="utf-8")
+    counts: dict[str, int] = {}
+    for line in text.splitlines():
+        word, _, count = line.partition(" ")
+        if word and count.isdigit():
+            counts[word] = int(count)
+    return counts
+
+
+def _edits1(word: str) -> set[str]:
+    """Every string one deletion, transposition, substitution or insertion (a–z) from ``word``
+    (Norvig, "How to Write a Spelling Corrector", 2007): 54·n + 25 strings for n letters."""
+    splits = [(word[:i], word[i:]) for i in range(len(word) + 1)]
+    deletes = [a + b[1:] for a, b in splits if b]
+    transposes = [a + b[1] + b[0] + b[2:] for a, b in splits if len(b) > 1]
+    replaces = [a + c + b[1:] for a, b in splits if b for c in _LETTERS]
+    inserts = [a + c + b for a, b in splits for c in _LETTERS]
+    return set(deletes + transposes + replaces + inserts)
+
+
+@dataclass
+class Speller:
+    """The medical words of one index version (``words``: normalised, one word each) and their
+    SymSpell index (distance ≤ 2, built at first use under ``lock``: about 0.3 s and a few MB for
+    the 10,000 words of the full MedQuAD)."""
+
+    words: frozenset[str]
+    language: str = "en"
+    _index: SymSpell | None = field(default=None, repr=False)
+    lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def _symspell(self) -> SymSpell:
+        with self.lock:
+            if self._index is None:
+                everyday = word_frequencies(self.language)
+                index = SymSpell(max_dictionary_edit_distance=2, prefix_length=_PREFIX_LENGTH)
+                for word in self.words:
+                    if len(word) >= SPELL_MIN_CHARS - 1 and word.isalpha():
+                        index.create_dictionary_entry(word, everyday.get(word, 0) + 1)
+                self._index = index
+            return self._index
+
+    def correction(self, said: str) -> Correction | None:
+        """The medical word ``said`` (one normalised word) is a misspelling of, or None (module
+        docstring for the rules)."""
+        everyday = word_frequencies(self.language)
+        if (
+            len(said) < SPELL_MIN_CHARS
+            or not said.isalpha()
+            or said in self.words
+            or said in everyday
+            or said in STOPWORDS.get(self.language, set())
+        ):
+            return None
+        limit = 2 if len(said) >= SPELL_DISTANCE_2_CHARS else 1
+        found = self._symspell().lookup(said, Verbosity.CLOSEST, max_edit_distance=limit)
+        if not found:
+            return None
+        best = max(found, key=lambda s: s.count)  # all at the closest distance
+        near = [everyday[w] for w in _edits1(said) if w in everyday and w not in self.words]
+        if near and (best.distance > 1 or max(near) > everyday.get(best.term, 0)):
+            return None  # an everyday word explains the spelling as well or better
+        return Correction(said=said, word=best.term, distance=best.distance)
+
+    def corrections(self, text: str) -> list[Correction]:
+        """The corrections of ``text``'s words (normalised with :func:`core.text.text_normalise`),
+        in order, each misspelling once; ``[]`` when none."""
+        out: list[Correction] = []
+        seen: set[str] = set()
+        for said in _WORD.findall(text_normalise(text)):
+            if said in seen:
+                continue
+            seen.add(said)
+            found = self.correction(said)
+            if found is not None:
+                out.append(found)
+        return out
+
+
+def text_corrected(text: str, corrections: list[Correction]) -> str:
+    """``text`` as written, with each word whose normalised form (:func:`core.text.text_normalise`)
+    was corrected replaced by its medical word (whole words; punctuation and sentences kept, so
+    the question sentence is still found in it)."""
+    by_said = {c.said: c.word for c in corrections}
+    return _WORD.sub(lambda m: by_said.get(text_normalise(m.group(0)), m.group(0)), text)
