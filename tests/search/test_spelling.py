@@ -8,7 +8,7 @@ import pytest
 from zolsearch.search.config import ConfigInvalid, PipelineConfig, pipeline_config_default
 from zolsearch.search.focus import medquad_lexicon_clear, medquad_spelling
 from zolsearch.search.pipeline import SearchRequest, pipeline_run
-from zolsearch.search.spelling import Correction, Speller, text_corrected, word_frequencies
+from zolsearch.search.spelling import Correction, Speller, term_pairs, text_corrected, word_frequencies
 
 MEDICAL = frozenset({"aneurysm", "scabies", "fatigue", "chronic", "syndrome", "diagnosis", "abscess", "acne"})
 
@@ -27,12 +27,29 @@ def test_a_misspelled_medical_word_is_corrected_and_everyday_words_are_left_alon
     assert word_frequencies("en")["cabbies"] > 0  # the everyday neighbour exists, and is rarer
     assert speller.correction("daughter") is None
     assert speller.correction("aneurysm") is None
-    # one edit from abscess, but also from the far more common "access": left alone
+    # one edit from abscess, but also from the far more common "access": left alone, also when a
+    # UMLS synonym makes "access" a medical word (it is among the list's 1,000 most frequent)
     assert speller.correction("abcess") is None
+    assert Speller(MEDICAL | {"access"}).correction("abcess") is None
     assert speller.correction("abcesss") is None  # two edits in a word of fewer than 8 letters
     assert speller.correction("acen") is None  # fewer than 5 letters
     assert speller.correction("diagnosd") is None
     assert speller.correction("2fatique") is None and speller.correction("because") is None
+
+
+def test_a_neighbour_that_makes_a_medical_name_decides() -> None:
+    """GIVEN medical names of several words WHEN a misspelled word makes one of them with its
+    neighbour THEN it is corrected even to an everyday word among the list's 1,000 most frequent
+    ("heafrt attack" → heart) and against a more frequent everyday rival ("whisple disease" →
+    whipple, not "whistle"); alone, neither is corrected; a possessive's "s" is no neighbour."""
+    names = ["heart attack", "whipple disease", "cushing s syndrome"]
+    speller = Speller(frozenset(w for n in names for w in n.split()), pairs=term_pairs(names))
+    assert term_pairs(["cushing s syndrome"]) == {("cushing", "syndrome")}
+    assert speller.correction("heafrt", after="attack") == Correction(said="heafrt", word="heart", distance=1)
+    assert speller.correction("heafrt") is None and speller.correction("heafrt", after="disease") is None
+    assert speller.correction("whisple", after="disease") == Correction(said="whisple", word="whipple", distance=1)
+    assert speller.correction("whisple") is None
+    assert [(c.said, c.word) for c in speller.corrections("What causes Cshing's Syndrome?")] == [("cshing", "cushing")]
 
 
 def test_corrections_of_a_message_keep_its_words_and_punctuation() -> None:

@@ -60,7 +60,7 @@ from core.text import STOPWORDS, abbreviation_ends, text_normalise
 from ingestion.selectors import IndexVersionedCache
 from taxonomy.resolver import Resolution, ngrams
 from zolsearch.search.glossary import TARGET_LANGUAGE, Spelled, dutch_word_elsewise, english_spelling
-from zolsearch.search.spelling import SPELLING_LANGUAGES, Correction, Speller
+from zolsearch.search.spelling import SPELLING_LANGUAGES, Correction, Speller, term_pairs
 
 FOCUS_KINDS = ("condition", "drug", "procedure", "department", "doctor")
 LEXICON_CHECK_S = 60.0
@@ -273,7 +273,7 @@ def medquad_spelling(question: str, language: str) -> list[Correction]:
         return []
     with lexicon.lock:
         if lexicon.speller is None or lexicon.speller.language != language:
-            lexicon.speller = Speller(lexicon.words, language=language)
+            lexicon.speller = Speller(lexicon.words, pairs=term_pairs(lexicon.terms), language=language)
         speller = lexicon.speller
     return speller.corrections(question)
 

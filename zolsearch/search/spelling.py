@@ -16,15 +16,20 @@ in the index, :func:`zolsearch.search.focus.medquad_words`) when all of these ho
   Garbe 2012, through ``symspellpy``; the limits are the usual ones of SymSpell and of Norvig's
   corrector: most misspellings are one edit, long words carry two), the closest one and among
   those the most frequent in the frequency list;
-- no everyday word (of the list, not a medical word) explains the spelling as well: none is one
-  edit away when the medical word is two, none one edit away and more frequent when it is one
-  (the noisy-channel choice of Kernighan, Church & Gale, COLING 1990, with the word's frequency
+- the medical word is not one of the :data:`SPELL_EVERYDAY_TOP` most frequent words of the list
+  (UMLS synonyms hold everyday words: "access", "changes"), unless with the word before or after
+  it, it makes two neighbouring words of a medical name ("heafrt attack" → heart attack, "cosmon
+  cold" → common cold; the context of a noisy channel, read from the index's names);
+- unless it makes such a pair of a medical name ("whisple disease" → Whipple disease, not
+  "whistle"; "cshing's syndrome" → Cushing's syndrome), no everyday word (of the list and not a
+  medical word, or among its most frequent) explains the spelling as well: none is one edit away when the medical word is two, none one edit away and
+  more frequent when it is one (the noisy-channel choice of Kernighan, Church & Gale, COLING 1990, with the word's frequency
   as the prior and every edit equally likely): "diagnosd" is "diagnosed" (one edit, not a medical
   word), not "diagnosis" (two); "scabbies" is "scabies" (250,864) rather than "cabbies" (60,411).
 
 The corrected words are what the question says, not instead of it: the pipeline links the focus
-of the corrected question when it names a longer term, and searches the corrected words beside
-the question's own (:class:`zolsearch.search.stages.understand.QueryUnderstandingStage`).
+of the corrected question unless the question as written matched more words, and searches the
+corrected words beside the question's own (:class:`zolsearch.search.stages.understand.QueryUnderstandingStage`).
 """
 
 from __future__ import annotations
@@ -32,6 +37,7 @@ from __future__ import annotations
 import re
 import string
 import threading
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib.resources import files
@@ -42,6 +48,12 @@ from core.text import STOPWORDS, text_normalise
 
 SPELLING_LANGUAGES = {"en": "frequency_dictionary_en_82_765.txt"}  # language → symspellpy's list
 SPELL_MIN_CHARS = 5
+# The list's most frequent words are everyday words even when a UMLS synonym has them ("access"
+# of "vascular access", "changes", "baby"): a correction only within a medical name, always a
+# rival one. 1,000: the
+# usual size of a core vocabulary (the first thousand words cover most running text); with them
+# as medical words the full MedQuAD's lexicon took "abcess" for "access" (2026-11-26).
+SPELL_EVERYDAY_TOP = 1000
 SPELL_DISTANCE_2_CHARS = 8
 _PREFIX_LENGTH = 7  # symspellpy's default: deletes of the first 7 characters only
 _WORD = re.compile(r"[^\W\d_]+", re.UNICODE)
@@ -72,6 +84,13 @@ def word_frequencies(language: str) -> dict[str, int]:
     return counts
 
 
+@lru_cache(maxsize=len(SPELLING_LANGUAGES))
+def everyday_core(language: str) -> frozenset[str]:
+    """The :data:`SPELL_EVERYDAY_TOP` most frequent words of :func:`word_frequencies`."""
+    counts = word_frequencies(language)
+    return frozenset(sorted(counts, key=lambda w: -counts[w])[:SPELL_EVERYDAY_TOP])
+
+
 def _edits1(word: str) -> set[str]:
     """Every string one deletion, transposition, substitution or insertion (a–z) from ``word``
     (Norvig, "How to Write a Spelling Corrector", 2007): 54·n + 25 strings for n letters."""
@@ -83,13 +102,25 @@ def _edits1(word: str) -> set[str]:
     return set(deletes + transposes + replaces + inserts)
 
 
+def term_pairs(terms: Iterable[str]) -> frozenset[tuple[str, str]]:
+    """The pairs of neighbouring words of ``terms`` (normalised names of several words), a
+    possessive's lone "s" skipped ("cushing s syndrome" gives ``("cushing", "syndrome")``)."""
+    pairs: set[tuple[str, str]] = set()
+    for term in terms:
+        words = [w for w in term.split() if w != "s"]
+        pairs.update(zip(words, words[1:], strict=False))
+    return frozenset(pairs)
+
+
 @dataclass
 class Speller:
-    """The medical words of one index version (``words``: normalised, one word each) and their
-    SymSpell index (distance ≤ 2, built at first use under ``lock``: about 0.3 s and a few MB for
-    the 10,000 words of the full MedQuAD)."""
+    """The medical words of one index version (``words``: normalised, one word each), the pairs
+    of neighbouring words of its medical names (``pairs``, :func:`term_pairs`) and their SymSpell
+    index (distance ≤ 2, built at first use under ``lock``: about 0.3 s and a few MB for the
+    10,000 words of the full MedQuAD)."""
 
     words: frozenset[str]
+    pairs: frozenset[tuple[str, str]] = frozenset()
     language: str = "en"
     _index: SymSpell | None = field(default=None, repr=False)
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
@@ -105,9 +136,9 @@ class Speller:
                 self._index = index
             return self._index
 
-    def correction(self, said: str) -> Correction | None:
-        """The medical word ``said`` (one normalised word) is a misspelling of, or None (module
-        docstring for the rules)."""
+    def correction(self, said: str, *, before: str = "", after: str = "") -> Correction | None:
+        """The medical word ``said`` (one normalised word, between the words ``before`` and
+        ``after``; "" none) is a misspelling of, or None (module docstring for the rules)."""
         everyday = word_frequencies(self.language)
         if (
             len(said) < SPELL_MIN_CHARS
@@ -119,24 +150,43 @@ class Speller:
             return None
         limit = 2 if len(said) >= SPELL_DISTANCE_2_CHARS else 1
         found = self._symspell().lookup(said, Verbosity.CLOSEST, max_edit_distance=limit)
+        core = everyday_core(self.language)
+
+        def named(term: str) -> bool:
+            return (before, term) in self.pairs or (term, after) in self.pairs
+
+        # all at the closest distance: one that makes a medical name with a neighbour first, then
+        # the most frequent; a core word only within a name
+        found = sorted(
+            (s for s in found if s.term not in core or named(s.term)), key=lambda s: (not named(s.term), -s.count)
+        )
         if not found:
             return None
-        best = max(found, key=lambda s: s.count)  # all at the closest distance
-        near = [everyday[w] for w in _edits1(said) if w in everyday and w not in self.words]
+        best = found[0]
+        if named(best.term):
+            return Correction(said=said, word=best.term, distance=best.distance)
+        near = [
+            everyday[w]
+            for w in _edits1(said)
+            if w != best.term and w in everyday and (w not in self.words or w in core)
+        ]
         if near and (best.distance > 1 or max(near) > everyday.get(best.term, 0)):
             return None  # an everyday word explains the spelling as well or better
         return Correction(said=said, word=best.term, distance=best.distance)
 
     def corrections(self, text: str) -> list[Correction]:
-        """The corrections of ``text``'s words (normalised with :func:`core.text.text_normalise`),
-        in order, each misspelling once; ``[]`` when none."""
+        """The corrections of ``text``'s words (normalised with :func:`core.text.text_normalise`;
+        a possessive's lone "s" is not a neighbour), in order, each misspelling once; ``[]`` when
+        none."""
+        words = [w for w in _WORD.findall(text_normalise(text)) if w != "s"]
         out: list[Correction] = []
         seen: set[str] = set()
-        for said in _WORD.findall(text_normalise(text)):
+        for i, said in enumerate(words):
             if said in seen:
                 continue
             seen.add(said)
-            found = self.correction(said)
+            before, after = words[i - 1] if i else "", words[i + 1] if i + 1 < len(words) else ""
+            found = self.correction(said, before=before, after=after)
             if found is not None:
                 out.append(found)
         return out
