@@ -6,6 +6,7 @@ from __future__ import annotations
 from core.text import BM25_STOPWORDS
 from ingestion.models import SOURCE_PRIORITY_MAX, Chunk
 from zolsearch.search import selectors
+from zolsearch.search.config import PipelineConfig
 from zolsearch.search.contract import Outcome
 from zolsearch.search.fusion import fused_boost, rrf_fuse
 from zolsearch.search.stages.base import SearchState, Stage, StopPipeline
@@ -64,13 +65,19 @@ def dense_retrieve(state: SearchState, *, limit: int, relaxed: bool = False) -> 
     )
 
 
-def query_stopwords(state: SearchState) -> frozenset[str]:
-    """The words BM25 leaves out of ``state``'s question: :data:`core.text.BM25_STOPWORDS` of its
-    language when that is one of ``config.lexical_stopword_languages``, else none (keyword
-    rescue skips the same words)."""
-    if state.language not in state.config.lexical_stopword_languages:
+def lexical_stopwords(language: str, config: PipelineConfig) -> frozenset[str]:
+    """The words BM25 leaves out of a question in ``language`` (ISO 639-1) under ``config``:
+    :data:`core.text.BM25_STOPWORDS` of the language when it is one of
+    ``config.lexical_stopword_languages``, else none."""
+    if language not in config.lexical_stopword_languages:
         return frozenset()
-    return BM25_STOPWORDS.get(state.language, frozenset())
+    return BM25_STOPWORDS.get(language, frozenset())
+
+
+def query_stopwords(state: SearchState) -> frozenset[str]:
+    """The words BM25 leaves out of ``state``'s question (:func:`lexical_stopwords` of its language
+    and configuration; keyword rescue skips the same words)."""
+    return lexical_stopwords(state.language, state.config)
 
 
 def lexical_retrieve(state: SearchState, *, limit: int, relaxed: bool = False) -> tuple[str, list[tuple[int, float]]]:
