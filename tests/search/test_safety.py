@@ -73,6 +73,41 @@ def test_hard_negatives_are_not_routed(text: str, notice: bool) -> None:
     assert (hit is not None) == notice, text
 
 
+@pytest.mark.parametrize(
+    ("text", "category", "number"),
+    [
+        ("welk nummer moet ik bellen voor een ziekenwagen", "emergency", "112"),
+        ("which number do I call for an ambulance", "emergency", "112"),
+        ("Quel numéro appeler pour une ambulance ?", "emergency", "112"),
+        ("wat is het noodnummer in België", "emergency", "112"),
+        ("wat is het nummer van het antigifcentrum", "poison", "070 245 245"),
+        ("What is the number of the poison control centre?", "poison", "070 245 245"),
+        ("numéro du centre antipoison", "poison", "070 245 245"),
+        ("wat is het nummer van de zelfmoordlijn", "suicide", "1813"),
+        ("how do I reach the suicide helpline", "suicide", "1813"),
+    ],
+)
+def test_a_question_for_a_helplines_number_gets_the_number(text: str, category: str, number: str) -> None:
+    """GIVEN a question that asks for a helpline's number by its service (an ambulance, the
+    poison centre, the suicide line) WHEN answered THEN it is routed to that number, in the
+    reply too (before: "welk nummer moet ik bellen voor een ziekenwagen", a hospital-nl
+    question, got the fallback with the hospital's reception number); the service named without
+    a number or call ("Wat doet het Antigifcentrum precies?", "hoeveel kost een ziekenwagen", "Who
+    pays for the ambulance ride?") and the hospital's own emergency department are not."""
+    hit = red_flag_detect(text)
+    assert hit is not None and (hit.category.value, hit.number, hit.notice_only) == (category, number, False)
+    for other in (
+        "Wat doet het Antigifcentrum precies?",
+        "hoeveel kost een ziekenwagen",
+        "Who pays for the ambulance ride?",
+        "Wat is het telefoonnummer van de spoed?",
+        "ik ben door een mug gestoken, moet ik de huisarts bellen",
+    ):
+        assert red_flag_detect(other) is None, other
+    _, answer = search_answer(request=SearchRequest(question=text, language=""), config=pipeline_config_default())
+    assert answer.outcome == Outcome.RED_FLAG and number in answer.answer
+
+
 def test_a_red_flag_reply_is_routing_only_never_gated_and_structured() -> None:
     response = client.post("/search", json={"question": "Mijn vader heeft pijn op de borst en is erg benauwd"})
     body = response.json()

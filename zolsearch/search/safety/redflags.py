@@ -417,6 +417,49 @@ URGENT_ASK = _rx(
 )
 
 
+# Asking for a helpline by its service, with a number or call cue on either side ("welk nummer
+# moet ik bellen voor een ziekenwagen", "poison centre number", "numéro du centre antipoisons"):
+# the number is the answer, whatever else the message says. A service named without such a cue
+# ("Wat doet het Antigifcentrum precies?", a hard negative of data/safety/red-flags.jsonl) is
+# not an ask; nor is the hospital's own emergency department ("telefoonnummer van de spoed").
+_CALL_CUE = (
+    r"(nummer|telefoonnummer|tel|bellen|bel|belt|bereiken|bereik|contacteren|"
+    r"number|phone|call|ring|dial|reach|contact|numero|appeler|appelle|telephoner|joindre)"
+)
+
+
+def _ask(*services: str) -> re.Pattern[str]:
+    names = "|".join(services)
+    return _rx(rf"\b{_CALL_CUE}\b.{{0,40}}\b({names})\b", rf"\b({names})\b.{{0,40}}\b{_CALL_CUE}\b")
+
+
+HELPLINE_ASKS: list[tuple[RedFlagCategory, str, re.Pattern[str]]] = [
+    (
+        RedFlagCategory.SUICIDE,
+        "suicide-line",
+        _ask(
+            r"zelfmoordlijn|zelfmoord lijn|tele-?onthaal|suicide (hot|help)?line|suicide prevention (line|centre|center)",
+            r"ligne (de prevention du )?suicide|centre de prevention du suicide",
+        ),
+    ),
+    (
+        RedFlagCategory.EMERGENCY,
+        "emergency-number",
+        _ask(r"ziekenwagen|ambulance|ambulances|hulpdiensten|noodnummer|noodcentrale|emergency services|paramedics"),
+    ),
+    (
+        RedFlagCategory.EMERGENCY,
+        "emergency-number",
+        _rx(r"\bnoodnummer\b", r"\bemergency (phone )?number\b", r"\bnumero d'urgence\b"),
+    ),
+    (
+        RedFlagCategory.POISON,
+        "poison-centre",
+        _ask(r"antigifcentrum|antigif centrum|poison (control|centre|center|helpline)|centre anti-?poisons?"),
+    ),
+]
+
+
 def _first(rules: list[tuple[str, re.Pattern[str]]], text: str) -> str:
     for name, pattern in rules:
         if pattern.search(text):
@@ -427,11 +470,16 @@ def _first(rules: list[tuple[str, re.Pattern[str]]], text: str) -> str:
 def red_flag_detect(text: str) -> RedFlagHit | None:
     """The red flag of ``text`` (any language), or ``None`` for an ordinary question.
 
-    Order: suicide → emergency → poison → urgent; an informational, past or hypothetical
+    Order: a question asking for a helpline's number (:data:`HELPLINE_ASKS`: the suicide line,
+    an ambulance or the emergency number, the poison centre) → suicide → emergency → poison →
+    urgent; an informational, past or hypothetical
     message is not routed (see the module docstring) and returns a ``notice_only`` emergency hit
     when it names an emergency condition. Never raises; pure and deterministic.
     """
     folded = fold(text)
+    for category, rule, pattern in HELPLINE_ASKS:
+        if pattern.search(folded):
+            return RedFlagHit(category=category, number=RED_FLAG_NUMBERS[category], rule=rule)
     person, now = bool(PERSON.search(folded)), bool(NOW.search(folded))
     informational = bool(INFORMATIONAL.search(folded)) and not (person and (now or _personal_event(folded)))
     past_or_hypothetical = bool(HISTORY.search(folded) or HYPOTHETICAL.search(folded)) and not now
