@@ -151,8 +151,9 @@ class _Lexicon:
     ``foci`` (normalised foci, then synonyms), ``fuzzy_min`` and ``fuzzy_lengths`` (``(len(foci),)``
     float64: the cosine each needs, its length in characters), ``generic`` (words of ≥
     :data:`FUZZY_GENERIC_TERMS` terms) and ``fuzzy`` (the trigram TF-IDF of ``foci``, fitted at
-    first use under ``lock``); ``words``: every word of ``terms``; ``speller``: the spelling
-    corrector to ``words`` (:class:`zolsearch.search.spelling.Speller`, made at first use)."""
+    first use under ``lock``); ``words``: every word of ``terms``; ``spellers``: the spelling
+    corrector to ``words`` per language (:class:`zolsearch.search.spelling.Speller`, made at first
+    use)."""
 
     terms: dict[str, _Term] = field(default_factory=dict)
     longest: int = 0
@@ -162,7 +163,7 @@ class _Lexicon:
     generic: frozenset[str] = frozenset()
     words: frozenset[str] = frozenset()
     fuzzy: tuple[TfidfVectorizer, sparse.csr_matrix] | None = None
-    speller: Speller | None = None
+    spellers: dict[str, Speller] = field(default_factory=dict)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
 
@@ -272,9 +273,11 @@ def medquad_spelling(question: str, language: str) -> list[Correction]:
     if not lexicon.words:
         return []
     with lexicon.lock:
-        if lexicon.speller is None or lexicon.speller.language != language:
-            lexicon.speller = Speller(lexicon.words, pairs=term_pairs(lexicon.terms), language=language)
-        speller = lexicon.speller
+        speller = lexicon.spellers.get(language)
+        if speller is None:
+            speller = lexicon.spellers[language] = Speller(
+                lexicon.words, pairs=term_pairs(lexicon.terms), language=language
+            )
     return speller.corrections(question)
 
 
@@ -404,7 +407,7 @@ def medquad_focus(question: str, language: str = "") -> Focus | None:
 # ("?!"), before whitespace or the end; lower-case starts are common, so no capital is needed
 # (unlike core.text.sentences_split, written for pages). "2.5 mg" has no boundary.
 _SENTENCE_END = re.compile(r"[.?!\u061f]+(?=\s|$)")
-_POSSESSIVE = re.compile(r"(?<=[^\W\d_])['\u2019`]s\b")
+_POSSESSIVE = re.compile(r"(?<=[^\W\d_])['\u2019`]s\b", re.IGNORECASE)
 _QUESTION_MARKS = frozenset("?\u061f")
 
 

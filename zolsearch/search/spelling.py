@@ -5,11 +5,11 @@ arthritis", "scabbies").
 A question word is corrected to a **medical word** (a word of MedQuAD's foci and UMLS synonyms
 in the index, :func:`zolsearch.search.focus.medquad_words`) when all of these hold:
 
-- it has at least :data:`SPELL_MIN_CHARS` letters, only letters, and is neither a medical word
-  nor a stop word;
+- it has at least :data:`SPELL_MIN_CHARS` letters, only letters (a word with a digit, "2fatique",
+  is left alone), and is neither a medical word nor a stop word;
 - it is not an everyday word of the question's language: absent from the language's word
   frequency list (for English the list symspellpy ships, ``frequency_dictionary_en_82_765.txt``:
-  82,765 words with their counts in Google Books Ngrams, MIT licence; other languages have no
+  82,834 words with their counts in Google Books Ngrams, MIT licence; other languages have no
   list here and are not corrected, :data:`SPELLING_LANGUAGES`);
 - a medical word is within Damerau–Levenshtein (optimal string alignment) distance 1, or 2 for a
   word of :data:`SPELL_DISTANCE_2_CHARS` letters or more (SymSpell's symmetric-delete lookup,
@@ -37,6 +37,7 @@ from __future__ import annotations
 import re
 import string
 import threading
+import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -56,7 +57,7 @@ SPELL_MIN_CHARS = 5
 SPELL_EVERYDAY_TOP = 1000
 SPELL_DISTANCE_2_CHARS = 8
 _PREFIX_LENGTH = 7  # symspellpy's default: deletes of the first 7 characters only
-_WORD = re.compile(r"[^\W\d_]+", re.UNICODE)
+_WORD = re.compile(r"[^\W_]+", re.UNICODE)  # letters and digits: a word with a digit is not corrected
 _LETTERS = string.ascii_lowercase
 
 
@@ -116,8 +117,10 @@ def term_pairs(terms: Iterable[str]) -> frozenset[tuple[str, str]]:
 class Speller:
     """The medical words of one index version (``words``: normalised, one word each), the pairs
     of neighbouring words of its medical names (``pairs``, :func:`term_pairs`) and their SymSpell
-    index (distance ≤ 2, built at first use under ``lock``: about 0.3 s and a few MB for the
-    10,000 words of the full MedQuAD)."""
+    index (distance ≤ 2, built at first use: about 0.3 s and 30 MB for the 10,000 words of the
+    full MedQuAD). Thread-safe: symspellpy's edit distance keeps its working row on the index
+    object, so every lookup holds ``lock`` (about 1 ms a word that gets that far). Deterministic:
+    words are indexed in sorted order and ties are broken by the word."""
 
     words: frozenset[str]
     pairs: frozenset[tuple[str, str]] = frozenset()
@@ -130,7 +133,7 @@ class Speller:
             if self._index is None:
                 everyday = word_frequencies(self.language)
                 index = SymSpell(max_dictionary_edit_distance=2, prefix_length=_PREFIX_LENGTH)
-                for word in self.words:
+                for word in sorted(self.words):
                     if len(word) >= SPELL_MIN_CHARS - 1 and word.isalpha():
                         index.create_dictionary_entry(word, everyday.get(word, 0) + 1)
                 self._index = index
@@ -149,7 +152,9 @@ class Speller:
         ):
             return None
         limit = 2 if len(said) >= SPELL_DISTANCE_2_CHARS else 1
-        found = self._symspell().lookup(said, Verbosity.CLOSEST, max_edit_distance=limit)
+        index = self._symspell()
+        with self.lock:
+            found = index.lookup(said, Verbosity.CLOSEST, max_edit_distance=limit)
         core = everyday_core(self.language)
 
         def named(term: str) -> bool:
@@ -158,7 +163,8 @@ class Speller:
         # all at the closest distance: one that makes a medical name with a neighbour first, then
         # the most frequent; a core word only within a name
         found = sorted(
-            (s for s in found if s.term not in core or named(s.term)), key=lambda s: (not named(s.term), -s.count)
+            (s for s in found if s.term not in core or named(s.term)),
+            key=lambda s: (not named(s.term), -s.count, s.term),
         )
         if not found:
             return None
@@ -176,25 +182,26 @@ class Speller:
 
     def corrections(self, text: str) -> list[Correction]:
         """The corrections of ``text``'s words (normalised with :func:`core.text.text_normalise`;
-        a possessive's lone "s" is not a neighbour), in order, each misspelling once; ``[]`` when
-        none."""
+        a possessive's lone "s" is not a neighbour), in order, each misspelling once (a repeat is
+        tried again until one place corrects it: its neighbours differ); ``[]`` when none."""
         words = [w for w in _WORD.findall(text_normalise(text)) if w != "s"]
         out: list[Correction] = []
-        seen: set[str] = set()
+        corrected: set[str] = set()
         for i, said in enumerate(words):
-            if said in seen:
+            if said in corrected:
                 continue
-            seen.add(said)
             before, after = words[i - 1] if i else "", words[i + 1] if i + 1 < len(words) else ""
             found = self.correction(said, before=before, after=after)
             if found is not None:
+                corrected.add(said)
                 out.append(found)
         return out
 
 
 def text_corrected(text: str, corrections: list[Correction]) -> str:
-    """``text`` as written, with each word whose normalised form (:func:`core.text.text_normalise`)
-    was corrected replaced by its medical word (whole words; punctuation and sentences kept, so
-    the question sentence is still found in it)."""
+    """``text`` as written (in Unicode NFC, so a decomposed accent stays in its word), with each
+    word whose normalised form (:func:`core.text.text_normalise`) was corrected replaced by its
+    medical word (whole words; punctuation and sentences kept, so the question sentence is still
+    found in it)."""
     by_said = {c.said: c.word for c in corrections}
-    return _WORD.sub(lambda m: by_said.get(text_normalise(m.group(0)), m.group(0)), text)
+    return _WORD.sub(lambda m: by_said.get(text_normalise(m.group(0)), m.group(0)), unicodedata.normalize("NFC", text))

@@ -172,20 +172,25 @@ _TYPO_LETTERS = "abcdefghijklmnopqrstuvwxyz"
 
 
 def _typo(word: str, rng: random.Random) -> str:
-    """``word`` with one edit (deletion, transposition of two neighbours, substitution or
-    insertion of a letter a–z, each equally likely, at a uniform place), never ``word`` itself:
-    the four single-error kinds of Damerau (1964), which account for about 80 % of misspellings
-    in his material."""
+    """``word`` (at least 2 letters) with one edit, never ``word`` itself: a deletion, a
+    transposition of two neighbours, a substitution or an insertion of a letter a–z (Damerau's
+    four single-error kinds, which account for about 80 % of misspellings in his material), the
+    kind equally likely, then the place uniform over the places that kind has (n letters: n
+    deletions and substitutions, n − 1 transpositions, n + 1 insertions); a draw that changes
+    nothing (a substitution by the same letter, a transposition of equal letters) is drawn again."""
     while True:
-        kind, place = rng.randrange(4), rng.randrange(len(word))
-        letter = rng.choice(_TYPO_LETTERS)
+        kind, letter = rng.randrange(4), rng.choice(_TYPO_LETTERS)
         if kind == 0:
+            place = rng.randrange(len(word))
             edited = word[:place] + word[place + 1 :]
-        elif kind == 1 and place < len(word) - 1:
+        elif kind == 1:
+            place = rng.randrange(len(word) - 1)
             edited = word[:place] + word[place + 1] + word[place] + word[place + 2 :]
         elif kind == 2:
+            place = rng.randrange(len(word))
             edited = word[:place] + letter + word[place + 1 :]
         else:
+            place = rng.randrange(len(word) + 1)
             edited = word[:place] + letter + word[place:]
         if edited != word:
             return edited

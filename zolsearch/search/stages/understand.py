@@ -83,11 +83,13 @@ def _focus_set(state: SearchState, focus: Focus | None, *, translated: bool = Fa
 
 def _spelling_focus(state: SearchState) -> list[Correction]:
     """The question's misspelled medical words (:func:`zolsearch.search.focus.medquad_spelling`),
-    recorded on the trace; the focus of the corrected question replaces the one linked from the
-    question as written unless that one matches more words: "chronic fatique syndrome …
-    glandular fever" is about Chronic Fatigue Syndrome, not Infectious Mononucleosis; "how is an
-    abcess treated? i also have acne" about the abscess its question sentence names; "aneurism"
-    linked nothing."""
+    recorded on the trace; the focus of the corrected question (its MedQuAD match: the taxonomy's
+    and SNOMED CT's come from the question as written) replaces the one linked from the question
+    as written unless that one matches more words or is the same: "chronic fatique syndrome …
+    glandular fever" is about Chronic Fatigue Syndrome, not Infectious Mononucleosis; "how is
+    botulsm treated? my uncle also has aphasia" about the botulism its question sentence names;
+    "aneurism" linked nothing. Its ``matched`` is the question's own spelling when the question
+    says it so, so the focus expansion searches the name the pages use."""
     corrections = medquad_spelling(state.question, state.language)
     if not corrections:
         return []
@@ -96,10 +98,13 @@ def _spelling_focus(state: SearchState) -> list[Correction]:
         question=text_corrected(state.question, corrections), resolution=state.resolution, language=state.language
     )
     current = state.focus
-    if found is not None and (current is None or len(found.matched.split()) >= len(current.matched.split())):
-        # matched as the question says it, so the focus expansion searches the name pages use
+    if found is None or (current is not None and found.text == current.text):
+        return corrections
+    if current is None or len(found.matched.split()) >= len(current.matched.split()):
         said = {c.word: c.said for c in reversed(corrections)}
-        _focus_set(state, replace(found, matched=" ".join(said.get(w, w) for w in found.matched.split())))
+        as_written = " ".join(said.get(w, w) for w in found.matched.split())
+        asked = f" {text_normalise(state.question)} "
+        _focus_set(state, replace(found, matched=as_written if f" {as_written} " in asked else found.matched))
     return corrections
 
 
@@ -192,7 +197,7 @@ class QueryUnderstandingStage(Stage):
             if state.config.dense_enabled:
                 state.search_vector = state.provider.embed_query(understood.reduced)
         said = f" {text_normalise(state.search_query or state.question)} "
-        if new_words := [c.word for c in corrections if f" {c.word} " not in said]:
+        if new_words := list(dict.fromkeys(c.word for c in corrections if f" {c.word} " not in said)):
             _search_also(state, new_words)  # BM25 and the reranker also search "aneurysm"
         # How much the question wants the hospital's own (Dutch) pages: whichever language the
         # pages it wants are in is the language its words are also searched in.
