@@ -206,3 +206,38 @@ def test_the_gate_refuses_a_draft_from_another_hospital_than_the_one_named() -> 
     assert draft_site_disagrees(state)
     state.config = config.with_overrides(source_priorities={})
     assert not draft_site_disagrees(state)
+
+
+@pytest.mark.django_db
+def test_the_named_hospitals_pages_go_before_other_hospitals_pages() -> None:
+    """GIVEN the 100 real pages of 65 hospitals (priority 10) beside the bundled MedQuAD slice
+    WHEN a question names St Jansdal and the ranking has another hospital's page, a MedQuAD page
+    and St Jansdal's page, in that order THEN St Jansdal's page takes the first hospital page's
+    place and the MedQuAD page keeps its own; a question that names no hospital, or only one
+    without a candidate page, leaves the order as it is; and the pipeline's candidates for the
+    question begin, among hospital pages, with St Jansdal's."""
+    from ingestion.models import Chunk
+    from zolsearch.search.stages.rerank import named_hospital_first
+
+    source, _ = Source.objects.get_or_create(key="hospital-nl", defaults={"name": "hospital-nl"})
+    source.priority = 10
+    source.save(update_fields=["priority"])
+    documents_upsert(source=source, records=_hospital_pages(), provider=embedding_provider_get())
+    index_sites_clear()
+    config = pipeline_config_default().with_overrides(source_priorities={"hospital-nl": 10})
+    question = "mag mijn vriend heel de dag bij mij blijven na de bevalling in st jansdal"
+    state = pipeline_run(request=SearchRequest(question=question, language="nl"), config=config)
+    own = [i for i, _ in state.fused if state.chunks[i].document.source.key == "hospital-nl"]
+    assert own and "stjansdal" in state.chunks[own[0]].document.url
+
+    chunks = Chunk.objects.select_related("document__source")
+    jansdal = chunks.filter(document__url__contains="stjansdal.nl").first()
+    other = chunks.filter(document__url__contains="mumc.nl").first()
+    general = chunks.exclude(document__source__key="hospital-nl").first()
+    assert jansdal is not None and other is not None and general is not None
+    state.chunks = {c.id: c for c in (jansdal, other, general)}
+    fused = [(other.id, 0.9), (general.id, 0.8), (jansdal.id, 0.7)]
+    assert named_hospital_first(state, fused) == [(jansdal.id, 0.7), (general.id, 0.8), (other.id, 0.9)]
+    for unnamed in ("mag mijn vriend heel de dag blijven na de bevalling", "bezoekuren in het az groeninge"):
+        state.question = unnamed
+        assert named_hospital_first(state, fused) == fused, unnamed

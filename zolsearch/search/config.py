@@ -87,7 +87,9 @@ class PipelineConfig(BaseModel):
       from the reranker's calibration (its model file), never from code; ``None`` (no calibration for the scorer) bypasses CRAG.
       ``crag_bypass_languages``: languages CRAG skips. ``rerank_languages``: the languages the
       reranker serves (from its calibration; empty: all): questions in others keep the fused
-      order and skip CRAG.
+      order and skip CRAG. ``named_hospital_first``: after reranking, the pages of the hospital
+      the question names (by its web address) go before other hospitals' own pages
+      (:func:`zolsearch.search.stages.rerank.named_hospital_first`).
     - ``understanding_enabled``: intent and question type from the offline classifiers; the
       classifier's intent is used when the graph implies none and its probability is ≥
       ``understanding_intent_min``. ``reduced_query_enabled``: long messages are searched with
@@ -203,6 +205,7 @@ class PipelineConfig(BaseModel):
     rerank_depth: int = Field(default=20, ge=1, le=1000)
     think_harder_candidates: int = Field(default=100, ge=1, le=1000)
     think_harder_top_k: int = Field(default=20, ge=1, le=1000)
+    named_hospital_first: bool = True
     keyword_rescue_enabled: bool = True
     keyword_rescue_min_chars: int = Field(default=6, ge=1, le=50)
     keyword_rescue_max_chunks: int = Field(default=3, ge=0, le=50)
@@ -327,6 +330,7 @@ def config_value_parse(*, name: str, raw: str) -> Any:
 FIELDS_ADDED: dict[str, Any] = {
     "lexical_stopword_languages": (),  # 2026-11-26: BM25 kept every word of the question
     "spelling_correction_languages": (),  # 2026-11-26: misspelled medical words were not corrected
+    "named_hospital_first": False,  # 2026-11-26: the reranker's order was kept
 }
 
 

@@ -17,6 +17,7 @@ from zolsearch.search import selectors
 from zolsearch.search.contract import Intent, Outcome
 from zolsearch.search.filco import filco_keep, kept_vector
 from zolsearch.search.rerank import rerank_candidates
+from zolsearch.search.sites import SiteMatcher, index_site_labels, site_labels
 from zolsearch.search.stages.base import SearchState, Stage, StopPipeline
 from zolsearch.search.stages.retrieval import (
     authority_share,
@@ -138,6 +139,37 @@ def reranker_serves(state: SearchState) -> bool:
     return bool(config.reranker) and (not config.rerank_languages or state.language in config.rerank_languages)
 
 
+def named_hospital_first(state: SearchState, fused: list[tuple[int, float]]) -> list[tuple[int, float]]:
+    """``fused`` (``(chunk id, score)`` best first) with the pages of the hospital the question
+    names moved ahead of other hospitals' own pages, each group in its order; general pages
+    (MedQuAD, a source without a priority) keep their places. A hospital is named by its web
+    address (:func:`zolsearch.search.sites.site_labels`, as the gate's site agreement reads it,
+    not its name: "antwerpen" in a question is not UZA's "Universitair Ziekenhuis Antwerpen"); a
+    page is a hospital's own when its source has a priority in ``config.source_priorities``.
+    ``fused`` unchanged when the question names none of the candidates' hospitals. Why: the
+    reranker's ``site_named`` is one feature among many, so "mag mijn vriend blijven na de
+    bevalling in st jansdal" had two other hospitals' maternity pages above St Jansdal's, and the
+    gate then refused the draft from them (another hospital's pages than the one asked about)."""
+    priorities = state.config.source_priorities
+    own = {
+        i: site_labels(chunk.document.url)
+        for i, _ in fused
+        if (chunk := state.chunks.get(i)) is not None and priorities.get(chunk.document.source.key, 0) > 0
+    }
+    if not any(own.values()):
+        return fused
+    matcher = SiteMatcher(state.question, state.language, index_site_labels())
+    named = {i for i, labels in own.items() if labels and matcher.names(labels)}
+    if not named or named == set(own):
+        return fused
+    slots = [n for n, (i, _) in enumerate(fused) if i in own]
+    ordered = [fused[n] for n in slots if fused[n][0] in named] + [fused[n] for n in slots if fused[n][0] not in named]
+    out = list(fused)
+    for slot, pair in zip(slots, ordered, strict=True):
+        out[slot] = pair
+    return out
+
+
 class RerankStage(Stage):
     """Reorder the fused candidates by the configured reranker and keep ``top_k`` (or
     ``think_harder_top_k``). A failing reranker keeps the fused order (recorded in the trace);
@@ -165,6 +197,8 @@ class RerankStage(Stage):
             logger.warning("reranker failed, keeping the fused order: %s", exc)
             state.trace.retrieval.rerank_error = str(exc)
             state.fused = state.fused[:keep]
+        if state.config.named_hospital_first:
+            state.fused = named_hospital_first(state, state.fused)
         state.chunks = {i: state.chunks[i] for i, _ in state.fused}
 
 
@@ -185,7 +219,7 @@ class RerankCutStage(Stage):
 
     name = "rerank_cut"
     cached = True
-    reads = frozenset({"request", "language", "config", "fused", "chunks"})
+    reads = frozenset({"request", "language", "config", "fused", "chunks", "question"})
     adds = frozenset({"fused", "chunks"})
 
     def applies(self, state: SearchState) -> bool:
@@ -193,6 +227,8 @@ class RerankCutStage(Stage):
 
     def run(self, state: SearchState) -> None:
         state.fused = state.fused[: retrieval_depth(state)[3]]
+        if state.config.named_hospital_first:
+            state.fused = named_hospital_first(state, state.fused)
         state.chunks = {i: state.chunks[i] for i, _ in state.fused}
 
 
