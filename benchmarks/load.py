@@ -65,6 +65,7 @@ An experiment (``--bm25-mutable-segment-rows``) uses a folder and a results file
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import random
@@ -260,10 +261,11 @@ def bm25_mutable_segment_rows_set(rows: int) -> None:
         cursor.execute("VACUUM ingestion_chunk")
 
 
+@functools.lru_cache(maxsize=16)
 def _served_stopwords(language: str) -> frozenset[str]:
     """The words the default configuration's BM25 leaves out of a question in ``language``
     (:func:`zolsearch.search.stages.retrieval.lexical_stopwords`), so the statement timed is the
-    one served."""
+    one served; read once per language (the default configuration reads the flag rows)."""
     from zolsearch.search.config import pipeline_config_default
     from zolsearch.search.stages.retrieval import lexical_stopwords
 

@@ -10,12 +10,13 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+from collections.abc import Mapping
 from functools import lru_cache
 from pathlib import Path
 from typing import Annotated, Any
 
 from django.conf import settings
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
 
 from core.providers.embeddings import embedding_provider_get
 from core.providers.rerank import reranker_identity
@@ -28,6 +29,13 @@ logger = logging.getLogger(__name__)
 
 class ConfigInvalid(ValueError):
     """Values that do not fit :class:`PipelineConfig` (unknown field, wrong type, out of range)."""
+
+
+# A language field → the per-language lists its languages need, and what a list is called.
+_LANGUAGE_LISTS: dict[str, tuple[Mapping[str, object], str]] = {
+    "lexical_stopword_languages": (BM25_STOPWORDS, "stop word list"),
+    "spelling_correction_languages": (SPELLING_LANGUAGES, "everyday word list"),
+}
 
 
 class PipelineConfig(BaseModel):
@@ -145,8 +153,8 @@ class PipelineConfig(BaseModel):
       NDCG@5 0.963 → 0.958 with English stop words dropped; docs/EVALUATION.md note ¹⁰).
     - ``spelling_correction_languages``: questions in these languages have their misspelled
       medical words corrected (:mod:`zolsearch.search.spelling`: "aneurism" → "aneurysm"); the
-      focus is linked from the corrected question when it names a longer term and the corrected
-      words are searched too. Only languages with an everyday word list (English).
+      MedQuAD focus is linked again from the corrected question (kept unless the question as
+      written matched more words) and the corrected words are searched too. Only languages with an everyday word list (English).
 
     Unknown fields and wrong types raise :class:`ConfigInvalid` (pydantic validation).
     """
@@ -223,20 +231,14 @@ class PipelineConfig(BaseModel):
     filco_min_words: int = Field(default=5, ge=1, le=100)
     filco_bypass_languages: tuple[str, ...] = ()
 
-    @field_validator("lexical_stopword_languages")
+    @field_validator("lexical_stopword_languages", "spelling_correction_languages")
     @classmethod
-    def _stopword_languages_known(cls, value: tuple[str, ...]) -> tuple[str, ...]:
-        unknown = sorted(set(value) - set(BM25_STOPWORDS))
+    def _languages_listed(cls, value: tuple[str, ...], info: ValidationInfo) -> tuple[str, ...]:
+        """A language field names only languages that have the list it needs."""
+        lists, kind = _LANGUAGE_LISTS[info.field_name or ""]
+        unknown = sorted(set(value) - set(lists))
         if unknown:
-            raise ValueError(f"no stop word list for {unknown}; lists: {', '.join(sorted(BM25_STOPWORDS))}")
-        return value
-
-    @field_validator("spelling_correction_languages")
-    @classmethod
-    def _spelling_languages_known(cls, value: tuple[str, ...]) -> tuple[str, ...]:
-        unknown = sorted(set(value) - set(SPELLING_LANGUAGES))
-        if unknown:
-            raise ValueError(f"no everyday word list for {unknown}; lists: {', '.join(sorted(SPELLING_LANGUAGES))}")
+            raise ValueError(f"no {kind} for {unknown}; lists: {', '.join(sorted(lists))}")
         return value
 
     @classmethod

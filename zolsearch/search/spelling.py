@@ -22,14 +22,16 @@ in the index, :func:`zolsearch.search.focus.medquad_words`) when all of these ho
   cold" → common cold; the context of a noisy channel, read from the index's names);
 - unless it makes such a pair of a medical name ("whisple disease" → Whipple disease, not
   "whistle"; "cshing's syndrome" → Cushing's syndrome), no everyday word (of the list and not a
-  medical word, or among its most frequent) explains the spelling as well: none is one edit away when the medical word is two, none one edit away and
-  more frequent when it is one (the noisy-channel choice of Kernighan, Church & Gale, COLING 1990, with the word's frequency
-  as the prior and every edit equally likely): "diagnosd" is "diagnosed" (one edit, not a medical
+  medical word, or among its most frequent) explains the spelling as well: none is one edit
+  away when the medical word is two, none one edit away and more frequent when it is one (the
+  noisy-channel choice of Kernighan, Church & Gale, COLING 1990, with the word's frequency as
+  the prior and every edit equally likely): "diagnosd" is "diagnosed" (one edit, not a medical
   word), not "diagnosis" (two); "scabbies" is "scabies" (250,864) rather than "cabbies" (60,411).
 
 The corrected words are what the question says, not instead of it: the pipeline links the focus
 of the corrected question unless the question as written matched more words, and searches the
-corrected words beside the question's own (:class:`zolsearch.search.stages.understand.QueryUnderstandingStage`).
+corrected words beside the question's own
+(:class:`zolsearch.search.stages.understand.QueryUnderstandingStage`).
 """
 
 from __future__ import annotations
@@ -44,6 +46,7 @@ from functools import lru_cache
 from importlib.resources import files
 
 from symspellpy import SymSpell, Verbosity
+from symspellpy.suggest_item import SuggestItem
 
 from core.text import STOPWORDS, text_normalise
 
@@ -51,9 +54,9 @@ SPELLING_LANGUAGES = {"en": "frequency_dictionary_en_82_765.txt"}  # language �
 SPELL_MIN_CHARS = 5
 # The list's most frequent words are everyday words even when a UMLS synonym has them ("access"
 # of "vascular access", "changes", "baby"): a correction only within a medical name, always a
-# rival one. 1,000: the
-# usual size of a core vocabulary (the first thousand words cover most running text); with them
-# as medical words the full MedQuAD's lexicon took "abcess" for "access" (2026-11-26).
+# rival one. 1,000: the usual size of a core vocabulary (the first thousand words cover most
+# running text); with them as medical words the full MedQuAD's lexicon took "abcess" for
+# "access" (2026-11-26).
 SPELL_EVERYDAY_TOP = 1000
 SPELL_DISTANCE_2_CHARS = 8
 _PREFIX_LENGTH = 7  # symspellpy's default: deletes of the first 7 characters only
@@ -128,16 +131,17 @@ class Speller:
     _index: SymSpell | None = field(default=None, repr=False)
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
-    def _symspell(self) -> SymSpell:
+    def _lookup(self, said: str, limit: int) -> list[SuggestItem]:
+        """SymSpell's closest medical words to ``said`` within ``limit`` edits, under ``lock``
+        (the index is built at the first call)."""
         with self.lock:
             if self._index is None:
                 everyday = word_frequencies(self.language)
-                index = SymSpell(max_dictionary_edit_distance=2, prefix_length=_PREFIX_LENGTH)
+                self._index = SymSpell(max_dictionary_edit_distance=2, prefix_length=_PREFIX_LENGTH)
                 for word in sorted(self.words):
                     if len(word) >= SPELL_MIN_CHARS - 1 and word.isalpha():
-                        index.create_dictionary_entry(word, everyday.get(word, 0) + 1)
-                self._index = index
-            return self._index
+                        self._index.create_dictionary_entry(word, everyday.get(word, 0) + 1)
+            return self._index.lookup(said, Verbosity.CLOSEST, max_edit_distance=limit)
 
     def correction(self, said: str, *, before: str = "", after: str = "") -> Correction | None:
         """The medical word ``said`` (one normalised word, between the words ``before`` and
@@ -151,10 +155,7 @@ class Speller:
             or said in STOPWORDS.get(self.language, set())
         ):
             return None
-        limit = 2 if len(said) >= SPELL_DISTANCE_2_CHARS else 1
-        index = self._symspell()
-        with self.lock:
-            found = index.lookup(said, Verbosity.CLOSEST, max_edit_distance=limit)
+        found = self._lookup(said, 2 if len(said) >= SPELL_DISTANCE_2_CHARS else 1)
         core = everyday_core(self.language)
 
         def named(term: str) -> bool:

@@ -428,34 +428,36 @@ _CALL_CUE = (
 )
 
 
-def _ask(*services: str) -> re.Pattern[str]:
-    names = "|".join(services)
-    return _rx(rf"\b{_CALL_CUE}\b.{{0,40}}\b({names})\b", rf"\b({names})\b.{{0,40}}\b{_CALL_CUE}\b")
+def _ask(services: str) -> tuple[str, str]:
+    """The two patterns of a question for ``services`` (alternatives): a call cue before or after."""
+    return rf"\b{_CALL_CUE}\b.{{0,40}}\b({services})\b", rf"\b({services})\b.{{0,40}}\b{_CALL_CUE}\b"
 
 
 HELPLINE_ASKS: list[tuple[RedFlagCategory, str, re.Pattern[str]]] = [
     (
         RedFlagCategory.SUICIDE,
         "suicide-line",
-        _ask(
-            r"zelfmoordlijn|zelfmoord lijn|tele-?onthaal|suicide (hot|help)?line|suicide prevention (line|centre|center)",
-            r"ligne (de prevention du )?suicide|centre de prevention du suicide",
+        _rx(
+            *_ask(
+                r"zelfmoordlijn|zelfmoord lijn|tele-?onthaal|suicide (hot|help)?line|suicide prevention (line|centre|center)"
+                r"|ligne (de prevention du )?suicide|centre de prevention du suicide"
+            )
         ),
     ),
     (
         RedFlagCategory.EMERGENCY,
         "emergency-number",
-        _ask(r"ziekenwagen|ambulance|ambulances|hulpdiensten|noodnummer|noodcentrale|emergency services|paramedics"),
-    ),
-    (
-        RedFlagCategory.EMERGENCY,
-        "emergency-number",
-        _rx(r"\bnoodnummer\b", r"\bemergency (phone )?number\b", r"\bnumero d'urgence\b"),
+        _rx(
+            *_ask(r"ziekenwagen|ambulance|ambulances|hulpdiensten|noodcentrale|emergency services|paramedics"),
+            r"\bnoodnummer\b",
+            r"\bemergency (phone )?number\b",
+            r"\bnumero d'urgence\b",
+        ),
     ),
     (
         RedFlagCategory.POISON,
         "poison-centre",
-        _ask(r"antigifcentrum|antigif centrum|poison (control|centre|center|helpline)|centre anti-?poisons?"),
+        _rx(*_ask(r"antigifcentrum|antigif centrum|poison (control|centre|center|helpline)|centre anti-?poisons?")),
     ),
 ]
 

@@ -196,9 +196,10 @@ class QueryUnderstandingStage(Stage):
             state.search_query = understood.reduced
             if state.config.dense_enabled:
                 state.search_vector = state.provider.embed_query(understood.reduced)
-        said = f" {text_normalise(state.search_query or state.question)} "
-        if new_words := list(dict.fromkeys(c.word for c in corrections if f" {c.word} " not in said)):
-            _search_also(state, new_words)  # BM25 and the reranker also search "aneurysm"
+        if corrections:
+            said = f" {text_normalise(state.search_query or state.question)} "
+            if new_words := list(dict.fromkeys(c.word for c in corrections if f" {c.word} " not in said)):
+                _search_also(state, new_words)  # BM25 and the reranker also search "aneurysm"
         # How much the question wants the hospital's own (Dutch) pages: whichever language the
         # pages it wants are in is the language its words are also searched in.
         share = routing_share(state.intent.value, state.intent_probabilities, state.config.source_authority_intents)
