@@ -20,6 +20,7 @@ from zolsearch.search.focus import (
     medquad_lexicon_clear,
     medquad_match_allowed,
     question_sentence,
+    singular_variants,
 )
 from zolsearch.search.pipeline import SearchRequest, pipeline_run
 from zolsearch.search.stages.generate import chunks_same_focus
@@ -422,3 +423,31 @@ def test_a_possessive_names_the_eponym_without_its_apostrophe() -> None:
         assert state.search_query.endswith(" Menkes disease")
     finally:
         medquad_lexicon_clear()
+
+
+def test_a_plural_topic_name_is_linked_from_its_singular() -> None:
+    """GIVEN MedlinePlus topics named in the plural ("Anxiety Disorders", "Bruises") WHEN a
+    patient names one in the singular, in English or through the Dutch dictionary's singular
+    rendering THEN the topic is linked; the singular is the term's only where no term has that
+    name, a short one-word plural ("Falls") gives no everyday word, and uncountable names give
+    a form no one types."""
+    assert singular_variants("urinary tract infections") == ("urinary tract infection",)
+    assert singular_variants("allergies") == ("allergy",)
+    assert singular_variants("headaches") == ("headache", "headach")
+    assert singular_variants("bruises") == ("bruise",)
+    assert singular_variants("falls") == ()
+    assert singular_variants("multiple sclerosis") == ()
+    assert singular_variants("lupus") == ()
+    assert singular_variants("type 2 diabetes") == ("type 2 diabete",)
+    _medquad_focus_add("Anxiety Disorders", cui="C0003469")
+    _medquad_focus_add("Bruises", cui="C0009938")
+    english = focus_link(question="what is an anxiety disorder? i get panic attacks", resolution=None)
+    assert english is not None and (english.text, english.matched) == ("Anxiety Disorders", "anxiety disorder")
+    dutch = pipeline_run(
+        request=SearchRequest(question="wat is een angststoornis precies?", language="nl"),
+        config=pipeline_config_default(),
+    )
+    assert dutch.trace.understanding.focus == "Anxiety Disorders"
+    bruise = focus_link(question="why do i bruise so easily", resolution=None)
+    assert bruise is not None and bruise.text == "Bruises"
+    assert focus_link(question="my mother falls a lot", resolution=None) is None

@@ -147,13 +147,14 @@ class _Term:
 @dataclass
 class _Lexicon:
     """MedQuAD's foci and UMLS synonyms of one index version: ``terms`` (normalised focus or
-    synonym → its term), ``longest`` (words of the longest), and what the fuzzy match reads:
-    ``foci`` (normalised foci, then synonyms), ``fuzzy_min`` and ``fuzzy_lengths`` (``(len(foci),)``
-    float64: the cosine each needs, its length in characters), ``generic`` (words of ≥
-    :data:`FUZZY_GENERIC_TERMS` terms) and ``fuzzy`` (the trigram TF-IDF of ``foci``, fitted at
-    first use under ``lock``); ``words``: every word of ``terms``; ``spellers``: the spelling
-    corrector to ``words`` per language (:class:`zolsearch.search.spelling.Speller`, made at first
-    use)."""
+        synonym → its term), ``longest`` (words of the longest), and what the fuzzy match reads:
+        ``foci`` (normalised foci, then synonyms), ``fuzzy_min`` and ``fuzzy_lengths`` (``(len(foci),)``
+        float64: the cosine each needs, its length in characters), ``generic`` (words of ≥
+        :data:`FUZZY_GENERIC_TERMS` terms) and ``fuzzy`` (the trigram TF-IDF of ``foci``, fitted at
+        first use under ``lock``); ``words``: every word of ``terms`` but ``singulars`` (the keys
+    of ``terms`` that are only a term's singular, :func:`singular_variants`); ``spellers``: the spelling
+        corrector to ``words`` per language (:class:`zolsearch.search.spelling.Speller`, made at first
+        use)."""
 
     terms: dict[str, _Term] = field(default_factory=dict)
     longest: int = 0
@@ -162,6 +163,7 @@ class _Lexicon:
     fuzzy_lengths: np.ndarray = field(default_factory=lambda: np.zeros(0))
     generic: frozenset[str] = frozenset()
     words: frozenset[str] = frozenset()
+    singulars: frozenset[str] = frozenset()
     fuzzy: tuple[TfidfVectorizer, sparse.csr_matrix] | None = None
     spellers: dict[str, Speller] = field(default_factory=dict)
     lock: threading.Lock = field(default_factory=threading.Lock)
@@ -204,6 +206,38 @@ def focus_variants(focus: str) -> list[str]:
     return out
 
 
+# English plural endings that are not a plural: "-ss" (abscess), "-us" (lupus), "-is"
+# (sclerosis), and the shortest singular a one-word name may have (shorter plurals are everyday
+# words: "falls", "burns", "hives", "mumps"; MedQuAD's one-word plurals worth it are longer:
+# "bruises", "gallstones", "cataracts"). Set by hand, 2026-11-26.
+_NOT_PLURAL = ("ss", "us", "is")
+SINGULAR_MIN_CHARS = 6
+
+
+def singular_variants(name: str) -> tuple[str, ...]:
+    """The singular forms of a normalised English term whose last word reads as a regular
+    plural ("urinary tract infections" → "urinary tract infection", "allergies" → "allergy",
+    "bruises" → "bruise"), ``()`` when it does not (no final "s", a :data:`_NOT_PLURAL`
+    ending, a word with digits, or a one-word name whose singular is shorter than
+    :data:`SINGULAR_MIN_CHARS` letters). Regular English plural morphology: -ies → -y; after
+    s, x, z, ch or sh both -es and -s dropped ("rashes" → "rash", "headaches" → "headache": the
+    spelling alone cannot tell which); else -s dropped. A wrong form is one no one types
+    ("diseases" → "diseas", "diabetes" → "diabete") and links nothing. Never raises."""
+    words = name.split()
+    last = words[-1] if words else ""
+    if len(last) < 4 or not last.endswith("s") or last.endswith(_NOT_PLURAL) or not last.isalpha():
+        return ()
+    if last.endswith("ies"):
+        forms = [last[:-3] + "y"]
+    elif last[:-2].endswith(("s", "x", "z", "ch", "sh")) and last.endswith("es"):
+        forms = [last[:-1], last[:-2]]
+    else:
+        forms = [last[:-1]]
+    if len(words) == 1:
+        forms = [form for form in forms if len(form) >= SINGULAR_MIN_CHARS]
+    return tuple(" ".join([*words[:-1], form]) for form in forms)
+
+
 def _lexicon_read() -> _Lexicon:
     """The lexicon from the ingested documents' metadata (one query); a focus wins over another
     focus's synonym."""
@@ -233,14 +267,23 @@ def _lexicon_read() -> _Lexicon:
     own = sorted(k for k in foci if k)
     others = sorted(k for k in synonyms if k and k not in foci)
     counts = Counter(word for term in terms for word in set(term.split()))
+    # MedlinePlus names its topics in the plural ("Urinary Tract Infections", "Anxiety
+    # Disorders"); patients, and the Dutch dictionary's renderings, say the singular. Exact
+    # matches only: the fuzzy match, the speller and the generic words read the names as given.
+    singulars: dict[str, _Term] = {}
+    for name in sorted(terms):
+        for singular in singular_variants(name):
+            if singular not in terms:
+                singulars.setdefault(singular, terms[name])
     return _Lexicon(
-        terms=terms,
+        terms=terms | singulars,
         longest=max((len(k.split()) for k in terms), default=0),
         foci=own + others,
         fuzzy_min=np.array([FUZZY_MIN_SIMILARITY] * len(own) + [FUZZY_MIN_SIMILARITY_SYNONYM] * len(others)),
         fuzzy_lengths=np.array([len(term) for term in own + others], dtype=np.float64),
         generic=frozenset(word for word, n in counts.items() if n >= FUZZY_GENERIC_TERMS),
         words=frozenset(counts),
+        singulars=frozenset(singulars),
     )
 
 
@@ -276,7 +319,9 @@ def medquad_spelling(question: str, language: str) -> list[Correction]:
         speller = lexicon.spellers.get(language)
         if speller is None:
             speller = lexicon.spellers[language] = Speller(
-                lexicon.words, pairs=term_pairs(lexicon.terms), language=language
+                lexicon.words,
+                pairs=term_pairs(t for t in lexicon.terms if t not in lexicon.singulars),
+                language=language,
             )
     return speller.corrections(question)
 
