@@ -172,6 +172,17 @@ def test_dutch_medical_words_in_english() -> None:
     ]
 
 
+def test_lay_names_of_common_topics_and_organ_cancers_are_rendered_as_medquad_names_them() -> None:
+    """GIVEN the dictionary's lay names of common MedlinePlus topics WHEN a Dutch question uses
+    one THEN its English is the topic's name, and an organ cancer takes the adjective MedQuAD's
+    name has (part by part, "eierstok" + "kanker" would be "ovary cancer"); a phrase wins over
+    the eponym rule ("ziekte van Pfeiffer" is glandular fever, not a "pfeiffer disease")."""
+    assert medical_english("wat is hooikoorts precies?") == [("hay fever",)]
+    assert medical_english("mijn zus heeft eierstokkanker") == [("ovarian cancer",)]
+    assert medical_english("hoe lang duurt de ziekte van Pfeiffer") == [("infectious mononucleosis",)]
+    assert medical_english("wat doe je tegen doorligwonden") == [("pressure sores",)]
+
+
 def test_compounds_with_a_greek_or_latin_tail_eponyms_and_dutch_words_that_mean_else() -> None:
     """GIVEN the dictionary WHEN a compound ends in a long medical word it lacks THEN the head is
     translated and the tail spelled the English way, marked guessed (it never links a focus);
