@@ -253,6 +253,29 @@ def test_a_cognate_is_spelled_as_the_indexs_medical_vocabulary_spells_it() -> No
     assert medical_renderings("leukoencefalitis", frozenset({"leukoencephalitis"}))[0].words == ("leukoencephalitis",)
 
 
+def test_adjective_endings_that_everyday_words_share_are_rewritten_only_into_the_indexs_spelling() -> None:
+    """GIVEN the medical vocabulary of an index WHEN a Dutch word ends like a medical adjective
+    everyday words share ("-aire", "-ale", "-ieve", "-isme", "-ine") THEN it is rendered in the
+    first English ending the vocabulary holds ("musculaire" → "muscular", "primaire" →
+    "primary"), still guessed; a word whose rewrite the vocabulary lacks ("toerisme", "totaal")
+    or any such word without a vocabulary is not translated."""
+    known = frozenset({"spinal", "muscular", "atrophy", "primary", "progressive", "albinism", "insulin"})
+    assert [r.words for r in medical_renderings("spinale musculaire atrofie", known)] == [
+        ("spinal",),
+        ("muscular",),
+        ("atrophy",),
+    ]
+    assert all(r.guessed for r in medical_renderings("spinale musculaire atrofie", known))
+    assert medical_renderings("primaire", known)[0].words == ("primary",)  # "-ar" not known, "-ary" is
+    assert medical_renderings("progressieve albinisme insuline", known)[0].words == ("progressive",)
+    assert [r.words for r in medical_renderings("progressieve albinisme insuline", known)][1:] == [
+        ("albinism",),
+        ("insulin",),
+    ]
+    assert medical_renderings("toerisme totaal", known) == []
+    assert medical_renderings("musculaire") == []  # no vocabulary
+
+
 @pytest.mark.django_db
 def test_the_understanding_stage_spells_cognates_as_the_index_does() -> None:
     """GIVEN the ingested MedQuAD slice (foci with "encephalitis" and "porphyria") WHEN a Dutch

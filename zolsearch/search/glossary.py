@@ -134,6 +134,23 @@ _COGNATE_SUFFIXES = (
     ("iteit", "ity"),
     ("itis", "itis"),
 )
+# Dutch → English endings of medical adjectives and nouns that everyday words share
+# ("musculaire" – "muscular", "primaire" – "primary", "congenitale" – "congenital",
+# "progressieve" – "progressive", "albinisme" – "albinism", "protrombine" – "prothrombin";
+# but "normaal", "positief", "toerisme", "machine" too): rewritten only when the index's medical
+# vocabulary holds the English spelling, trying the endings in order. Longest first.
+_KNOWN_ONLY_SUFFIXES = (
+    ("aire", ("ar", "ary")),
+    ("ieve", ("ive",)),
+    ("isme", ("ism",)),
+    ("iele", ("ile", "ial")),
+    ("air", ("ar", "ary")),
+    ("ale", ("al",)),
+    ("aal", ("al",)),
+    ("ief", ("ive",)),
+    ("iel", ("ile", "ial")),
+    ("ine", ("in", "ine")),
+)
 _K_BEFORE = re.compile(r"k(?=[aoulr])")
 # Where Dutch spells a Greek or Latin medical word otherwise than English, besides its suffix
 # (Dutch spelling rules, Woordenlijst Nederlandse Taal; "lymfoom" – "lymphoma", "faryngitis" –
@@ -203,7 +220,9 @@ def _cognate(word: str, known: Collection[str] = ()) -> str | None:
     medical vocabulary, normalised words), the first spelling it holds of
     :func:`cognate_spellings` of that rewrite, then of the rewrite with its k kept
     ("lymfoom" → "lymphoma", not "lymfoma"; "leukoencefalitis" → "leukoencephalitis"), else
-    the rewrite."""
+    the rewrite. A word no such suffix fits is tried with :data:`_KNOWN_ONLY_SUFFIXES`, whose
+    endings everyday words share: only a spelling ``known`` holds is returned
+    ("musculaire" → "muscular", "primaire" → "primary"), else None."""
     if len(word) < COGNATE_MIN_CHARS:
         return None
     for dutch, english in _COGNATE_SUFFIXES:
@@ -214,6 +233,17 @@ def _cognate(word: str, known: Collection[str] = ()) -> str | None:
                 spellings = (*cognate_spellings(plain), *cognate_spellings(kept))
                 return next((s for s in spellings if s in known), plain)
             return plain
+    if not known:
+        return None
+    for dutch, endings in _KNOWN_ONLY_SUFFIXES:
+        if word.endswith(dutch):
+            for ending in endings:
+                kept = word[: len(word) - len(dutch)] + ending
+                plain = _K_BEFORE.sub("c", kept)
+                spelled = next((s for s in (*cognate_spellings(plain), *cognate_spellings(kept)) if s in known), None)
+                if spelled is not None:
+                    return spelled
+            return None
     return None
 
 
