@@ -253,6 +253,19 @@ def test_a_cognate_is_spelled_as_the_indexs_medical_vocabulary_spells_it() -> No
     assert medical_renderings("leukoencefalitis", frozenset({"leukoencephalitis"}))[0].words == ("leukoencephalitis",)
 
 
+def test_the_greek_h_dutch_drops_is_tried_in_the_indexs_spelling() -> None:
+    """GIVEN a medical vocabulary with Greek th and rh WHEN a Dutch cognate drops the h
+    ("trombofilie", "rabdomyosarcoom", "protrombine") THEN its English spelling is found; a t
+    before a consonant other than r, and an r inside the word, are left alone."""
+    known = frozenset({"thrombophilia", "rhabdomyosarcoma", "prothrombin", "thrombocytopenia"})
+    assert medical_renderings("trombofilie", known)[0].words == ("thrombophilia",)
+    assert medical_renderings("rabdomyosarcoom", known)[0].words == ("rhabdomyosarcoma",)
+    assert medical_renderings("protrombine", known)[0].words == ("prothrombin",)
+    assert medical_renderings("trombocytopenie", known)[0].words == ("thrombocytopenia",)  # the second t kept
+    assert "thrombocythopenia" in cognate_spellings("trombocytopenia")  # tried, not known
+    assert all("sth" not in v and "rhh" not in v for v in cognate_spellings("rastmeter"))
+
+
 def test_adjective_endings_that_everyday_words_share_are_rewritten_only_into_the_indexs_spelling() -> None:
     """GIVEN the medical vocabulary of an index WHEN a Dutch word ends like a medical adjective
     everyday words share ("-aire", "-ale", "-ieve", "-isme", "-ine") THEN it is rendered in the

@@ -16,6 +16,7 @@ and Dutch names of conditions go through focus linking.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Collection, Iterator
 from dataclasses import dataclass
@@ -250,12 +251,43 @@ def _cognate(word: str, known: Collection[str] = ()) -> str | None:
 def cognate_spellings(spelling: str) -> tuple[str, ...]:
     """``spelling`` and its variants under every combination of :data:`_SPELLINGS` (each rule
     applied to all its occurrences), ``spelling`` first, then the variants in the order the
-    rules are applied (each rule's results after all those of the rules before it); at most
-    2⁴ = 16 strings."""
+    rules are applied (each rule's results after all those of the rules before it); then each
+    of those with the Greek h Dutch drops (:func:`_greek_h`: "trombofilia" → "thrombophilia",
+    "rabdomyosarcoma" → "rhabdomyosarcoma"). At most 2⁴ = 16 strings without a t or an initial
+    r, 16 · 16 = 256 with."""
     variants = [spelling]
     for dutch, english in _SPELLINGS:
         variants += [v.replace(dutch, english) for v in variants if dutch in v]
-    return tuple(dict.fromkeys(variants))
+    return tuple(dict.fromkeys([*variants, *(h for v in variants for h in _greek_h(v))]))
+
+
+# Where Dutch writes the t and r of a Greek word without the h English keeps ("trombose" –
+# "thrombosis", "artritis" – "arthritis", "rabdomyolyse" – "rhabdomyolysis", "reuma" –
+# "rheuma"): a t before r or a vowel and an initial r (Dutch spelling rules, Woordenlijst
+# Nederlandse Taal). Only the first few t's are tried, one subset at a time.
+_GREEK_T = re.compile(r"t(?=[raeiouy])")
+GREEK_H_MAX_TS = 3
+
+
+def _greek_h(spelling: str) -> list[str]:
+    """The spellings of ``spelling`` with an h after some of its first :data:`GREEK_H_MAX_TS`
+    t's that stand before r or a vowel, and with "rh" for an initial r, every combination but
+    ``spelling`` itself (``[]`` when there is none), fewest changes first."""
+    ts = [m.start() for m in _GREEK_T.finditer(spelling)][:GREEK_H_MAX_TS]
+    starts = (
+        [spelling, "rh" + spelling[1:]] if spelling.startswith("r") and not spelling.startswith("rh") else [spelling]
+    )
+    out: list[str] = []
+    for size in range(len(ts) + 1):
+        for chosen in itertools.combinations(ts, size):
+            for start in starts:
+                word = start
+                for position in sorted(chosen, reverse=True):
+                    shift = len(start) - len(spelling)
+                    word = word[: position + shift + 1] + "h" + word[position + shift + 1 :]
+                if word != spelling:
+                    out.append(word)
+    return out
 
 
 def _eponym(words: list[str], n: int, entries: dict[str, tuple[str, ...]]) -> tuple[tuple[str, ...], int] | None:
