@@ -19,11 +19,14 @@ from zolsearch.search.focus import (
     focus_variants,
     medquad_lexicon_clear,
     medquad_match_allowed,
+    medquad_words,
     question_sentence,
     singular_variants,
 )
+from zolsearch.search.glossary import medical_renderings
 from zolsearch.search.pipeline import SearchRequest, pipeline_run
 from zolsearch.search.stages.generate import chunks_same_focus
+from zolsearch.search.stages.understand import medical_cognate_term
 
 pytestmark = pytest.mark.django_db
 SNOMED = Path(__file__).resolve().parent.parent.parent / "data" / "snomed" / "heartfailure-subset"
@@ -451,3 +454,25 @@ def test_a_plural_topic_name_is_linked_from_its_singular() -> None:
     bruise = focus_link(question="why do i bruise so easily", resolution=None)
     assert bruise is not None and bruise.text == "Bruises"
     assert focus_link(question="my mother falls a lot", resolution=None) is None
+
+
+def test_a_lone_dutch_cognate_with_a_medical_ending_links_the_focus() -> None:
+    """GIVEN MedQuAD topics Encephalopathy and Operation WHEN a Dutch message names the
+    condition only by its Dutch spelling ("encefalopathie", which the dictionary lacks) THEN
+    the cognate names it (:func:`medical_cognate_term`) and the understanding stage links it;
+    an everyday cognate ("operatie" → "operation", a MedQuAD term here too) names nothing by
+    this rule."""
+    _medquad_focus_add("Encephalopathy", cui="C0085584")
+    _medquad_focus_add("Operation", cui="C0543467")
+    known = medquad_words()
+    named = medical_cognate_term(medical_renderings("vooruitzichten bij encefalopathie", known))
+    assert named is not None and (named.text, named.matched) == ("Encephalopathy", "encephalopathy")
+    assert medical_cognate_term(medical_renderings("nuchter voor de operatie", known)) is None
+    config = pipeline_config_default()
+    state = pipeline_run(
+        request=SearchRequest(
+            question="wat zijn de vooruitzichten bij encefalopathie? mijn vader is verward", language="nl"
+        ),
+        config=config,
+    )
+    assert state.trace.understanding.focus == "Encephalopathy"

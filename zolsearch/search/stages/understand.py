@@ -16,7 +16,13 @@ from taxonomy.models import Entity
 from taxonomy.selectors import concept_synonyms
 from zolsearch.search.contract import Intent, UnderstandingTrace
 from zolsearch.search.focus import Focus, focus_link, medquad_focus, medquad_spelling, medquad_words
-from zolsearch.search.glossary import TARGET_LANGUAGE, glossary_translate, medical_renderings, renderings_kept
+from zolsearch.search.glossary import (
+    TARGET_LANGUAGE,
+    Rendering,
+    glossary_translate,
+    medical_renderings,
+    renderings_kept,
+)
 from zolsearch.search.spelling import Correction, text_corrected
 from zolsearch.search.stages.base import SearchState, Stage
 from zolsearch.search.understanding import routing_share, understanding_model_get
@@ -140,10 +146,46 @@ def _medical_english(state: SearchState) -> None:
         found = medquad_focus(" ".join(r[0] for r in renderings_kept(renderings, cognates=False)), "en")
         if found is not None and (current is None or len(found.matched.split()) > len(current.matched.split())):
             _focus_set(state, found, translated=True)
+        elif found is None and current is None:
+            named = medical_cognate_term(renderings)
+            if named is not None:
+                _focus_set(state, named, translated=True)
     said = f" {text_normalise(query)} "
     new = [e for renderings in english for e in renderings if f" {text_normalise(e)} " not in said]
     if new:
         _search_also(state, new)
+
+
+# English endings that only medical words have (tumours, diseases, inflammations, conditions of
+# the blood and urine, wasting), and the least length of such a word: a cognate spelled so that
+# is a MedQuAD term names the condition ("craniofaryngioom" → Craniopharyngioma,
+# "encefalopathie" → Encephalopathy), unlike the everyday cognates of other endings ("operatie"
+# → "operation", "informatie" → "information"). Set by hand on 2026-11-26 from the suffixes of
+# glossary._COGNATE_SUFFIXES; on the Dutch noisy dev messages every such word was a condition.
+MEDICAL_COGNATE_ENDINGS = ("oma", "pathy", "itis", "osis", "emia", "trophy", "uria")
+MEDICAL_COGNATE_MIN_CHARS = 9
+
+
+def medical_cognate_term(renderings: list[Rendering]) -> Focus | None:
+    """The MedQuAD focus named by the first of ``renderings`` (:func:`medical_renderings`) that
+    is a lone cognate spelling (guessed, one word, not generic) of at least
+    :data:`MEDICAL_COGNATE_MIN_CHARS` letters ending in :data:`MEDICAL_COGNATE_ENDINGS` and a
+    MedQuAD term (focus or synonym) of the index; None when there is none. What links a Dutch
+    question whose only name of the condition is such a word: the dictionary-based link
+    (:func:`zolsearch.search.focus.medquad_focus` of the usual renderings) reads no cognate."""
+    for rendering in renderings:
+        word = rendering.words[0]
+        if (
+            rendering.guessed
+            and not rendering.generic
+            and " " not in word
+            and len(word) >= MEDICAL_COGNATE_MIN_CHARS
+            and word.endswith(MEDICAL_COGNATE_ENDINGS)
+        ):
+            found = medquad_focus(word, "en")
+            if found is not None and found.matched == word:
+                return found
+    return None
 
 
 class UnderstandStage(Stage):
