@@ -17,6 +17,7 @@ from zolsearch.search.focus import (
     Focus,
     focus_link,
     focus_variants,
+    medquad_lexicon,
     medquad_lexicon_clear,
     medquad_match_allowed,
     medquad_words,
@@ -429,31 +430,39 @@ def test_a_possessive_names_the_eponym_without_its_apostrophe() -> None:
 
 
 def test_a_plural_topic_name_is_linked_from_its_singular() -> None:
-    """GIVEN MedlinePlus topics named in the plural ("Anxiety Disorders", "Bruises") WHEN a
-    patient names one in the singular, in English or through the Dutch dictionary's singular
-    rendering THEN the topic is linked; the singular is the term's only where no term has that
-    name, a short one-word plural ("Falls") gives no everyday word, and uncountable names give
-    a form no one types."""
+    """GIVEN MedlinePlus topics named in the plural ("Anxiety Disorders", "Bruises", "Falls",
+    "Medicines") WHEN a patient names one in the singular, in English or through the Dutch
+    dictionary's singular rendering THEN the topic is linked; a short one-word plural ("Falls")
+    and an everyday singular ("medicine") give no singular name, so a practical question is
+    not linked to them; uncountable names give a form no one types."""
     assert singular_variants("urinary tract infections") == ("urinary tract infection",)
     assert singular_variants("allergies") == ("allergy",)
     assert singular_variants("headaches") == ("headache", "headach")
     assert singular_variants("bruises") == ("bruise",)
+    assert singular_variants("psychoses") == ("psychosis",)
     assert singular_variants("falls") == ()
     assert singular_variants("multiple sclerosis") == ()
     assert singular_variants("lupus") == ()
     assert singular_variants("type 2 diabetes") == ("type 2 diabete",)
-    _medquad_focus_add("Anxiety Disorders", cui="C0003469")
-    _medquad_focus_add("Bruises", cui="C0009938")
-    english = focus_link(question="what is an anxiety disorder? i get panic attacks", resolution=None)
-    assert english is not None and (english.text, english.matched) == ("Anxiety Disorders", "anxiety disorder")
-    dutch = pipeline_run(
-        request=SearchRequest(question="wat is een angststoornis precies?", language="nl"),
-        config=pipeline_config_default(),
-    )
-    assert dutch.trace.understanding.focus == "Anxiety Disorders"
-    bruise = focus_link(question="why do i bruise so easily", resolution=None)
-    assert bruise is not None and bruise.text == "Bruises"
-    assert focus_link(question="my mother falls a lot", resolution=None) is None
+    try:
+        _medquad_focus_add("Anxiety Disorders", cui="C0003469")
+        _medquad_focus_add("Bruises", cui="C0009938")
+        _medquad_focus_add("Falls", cui="C0085639")
+        _medquad_focus_add("Medicines", cui="C0013227")
+        english = focus_link(question="what is an anxiety disorder? i get panic attacks", resolution=None)
+        assert english is not None and (english.text, english.matched) == ("Anxiety Disorders", "anxiety disorder")
+        dutch = pipeline_run(
+            request=SearchRequest(question="wat is een angststoornis precies?", language="nl"),
+            config=pipeline_config_default(),
+        )
+        assert dutch.trace.understanding.focus == "Anxiety Disorders"
+        bruise = focus_link(question="why do i bruise so easily", resolution=None)
+        assert bruise is not None and bruise.text == "Bruises"
+        lexicon = medquad_lexicon()
+        assert "bruise" in lexicon and "anxiety disorder" in lexicon
+        assert "fall" not in lexicon and "medicine" not in lexicon  # too short; an everyday word
+    finally:
+        medquad_lexicon_clear()
 
 
 def test_a_lone_dutch_cognate_with_a_medical_ending_links_the_focus() -> None:
@@ -462,8 +471,15 @@ def test_a_lone_dutch_cognate_with_a_medical_ending_links_the_focus() -> None:
     the cognate names it (:func:`medical_cognate_term`) and the understanding stage links it;
     an everyday cognate ("operatie" → "operation", a MedQuAD term here too) names nothing by
     this rule."""
-    _medquad_focus_add("Encephalopathy", cui="C0085584")
-    _medquad_focus_add("Operation", cui="C0543467")
+    try:
+        _medquad_focus_add("Encephalopathy", cui="C0085584")
+        _medquad_focus_add("Operation", cui="C0543467")
+        _lone_cognate_links()
+    finally:
+        medquad_lexicon_clear()
+
+
+def _lone_cognate_links() -> None:
     known = medquad_words()
     named = medical_cognate_term(medical_renderings("vooruitzichten bij encefalopathie", known))
     assert named is not None and (named.text, named.matched) == ("Encephalopathy", "encephalopathy")

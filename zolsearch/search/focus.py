@@ -51,6 +51,7 @@ import threading
 from collections import Counter
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
+from functools import lru_cache
 
 import numpy as np
 from scipy import sparse
@@ -60,7 +61,7 @@ from core.text import STOPWORDS, abbreviation_ends, text_normalise
 from ingestion.selectors import IndexVersionedCache
 from taxonomy.resolver import Resolution, ngrams
 from zolsearch.search.glossary import TARGET_LANGUAGE, Spelled, dutch_word_elsewise, english_spelling
-from zolsearch.search.spelling import SPELLING_LANGUAGES, Correction, Speller, term_pairs
+from zolsearch.search.spelling import SPELLING_LANGUAGES, Correction, Speller, term_pairs, word_frequencies
 
 FOCUS_KINDS = ("condition", "drug", "procedure", "department", "doctor")
 LEXICON_CHECK_S = 60.0
@@ -147,14 +148,14 @@ class _Term:
 @dataclass
 class _Lexicon:
     """MedQuAD's foci and UMLS synonyms of one index version: ``terms`` (normalised focus or
-        synonym → its term), ``longest`` (words of the longest), and what the fuzzy match reads:
-        ``foci`` (normalised foci, then synonyms), ``fuzzy_min`` and ``fuzzy_lengths`` (``(len(foci),)``
-        float64: the cosine each needs, its length in characters), ``generic`` (words of ≥
-        :data:`FUZZY_GENERIC_TERMS` terms) and ``fuzzy`` (the trigram TF-IDF of ``foci``, fitted at
-        first use under ``lock``); ``words``: every word of ``terms`` but ``singulars`` (the keys
-    of ``terms`` that are only a term's singular, :func:`singular_variants`); ``spellers``: the spelling
-        corrector to ``words`` per language (:class:`zolsearch.search.spelling.Speller`, made at first
-        use)."""
+    synonym → its term), ``longest`` (words of the longest), and what the fuzzy match reads:
+    ``foci`` (normalised foci, then synonyms), ``fuzzy_min`` and ``fuzzy_lengths`` (``(len(foci),)``
+    float64: the cosine each needs, its length in characters), ``generic`` (words of ≥
+    :data:`FUZZY_GENERIC_TERMS` terms) and ``fuzzy`` (the trigram TF-IDF of ``foci``, fitted at
+    first use under ``lock``); ``words``: every word of ``terms`` but ``singulars`` (the keys
+    of ``terms`` that are only a term's singular, :func:`singular_variants`); ``spellers``: the
+    spelling corrector to ``words`` per language (:class:`zolsearch.search.spelling.Speller`, made
+    at first use)."""
 
     terms: dict[str, _Term] = field(default_factory=dict)
     longest: int = 0
@@ -212,6 +213,19 @@ def focus_variants(focus: str) -> list[str]:
 # "bruises", "gallstones", "cataracts"). Set by hand, 2026-11-26.
 _NOT_PLURAL = ("ss", "us", "is")
 SINGULAR_MIN_CHARS = 6
+# A one-word singular among this many most frequent English words (symspellpy's list) is an
+# everyday word and gets no link: "medicine" (rank 1,221), "medication" (4,396), "hormone"
+# (6,712) of MedQuAD's "Medicines" and its synonyms; "headache" (10,199) and "bruise" (33,975)
+# keep theirs. Set by hand, 2026-11-26.
+SINGULAR_EVERYDAY_TOP = 10_000
+
+
+@lru_cache(maxsize=1)
+def everyday_english_words() -> frozenset[str]:
+    """The :data:`SINGULAR_EVERYDAY_TOP` most frequent words of symspellpy's English list
+    (:func:`zolsearch.search.spelling.word_frequencies`), read once per process."""
+    counts = word_frequencies("en")
+    return frozenset(sorted(counts, key=lambda w: -counts[w])[:SINGULAR_EVERYDAY_TOP])
 
 
 def singular_variants(name: str) -> tuple[str, ...]:
@@ -221,13 +235,15 @@ def singular_variants(name: str) -> tuple[str, ...]:
     ending, a word with digits, or a one-word name whose singular is shorter than
     :data:`SINGULAR_MIN_CHARS` letters). Regular English plural morphology: -ies → -y; after
     s, x, z, ch or sh both -es and -s dropped ("rashes" → "rash", "headaches" → "headache": the
-    spelling alone cannot tell which); else -s dropped. A wrong form is one no one types
+    spelling alone cannot tell which); -oses → -osis ("psychoses"); else -s dropped. A wrong form is one no one types
     ("diseases" → "diseas", "diabetes" → "diabete") and links nothing. Never raises."""
     words = name.split()
     last = words[-1] if words else ""
     if len(last) < 4 or not last.endswith("s") or last.endswith(_NOT_PLURAL) or not last.isalpha():
         return ()
-    if last.endswith("ies"):
+    if last.endswith("oses"):
+        forms = [last[:-2] + "is"]  # "psychoses" → "psychosis"
+    elif last.endswith("ies"):
         forms = [last[:-3] + "y"]
     elif last[:-2].endswith(("s", "x", "z", "ch", "sh")) and last.endswith("es"):
         forms = [last[:-1], last[:-2]]
@@ -270,11 +286,18 @@ def _lexicon_read() -> _Lexicon:
     # MedlinePlus names its topics in the plural ("Urinary Tract Infections", "Anxiety
     # Disorders"); patients, and the Dutch dictionary's renderings, say the singular. Exact
     # matches only: the fuzzy match, the speller and the generic words read the names as given.
+    # A one-word singular that is an everyday word ("medication", "medicine", "hormone" of
+    # MedQuAD's "Medicines" and its synonyms) would link a practical question; so would an
+    # acronym's ("CLIPPERS" → "clipper").
+    everyday = everyday_english_words()
     singulars: dict[str, _Term] = {}
     for name in sorted(terms):
+        term = terms[name]
+        if term.focus.isupper() and name == text_normalise(term.focus):
+            continue
         for singular in singular_variants(name):
-            if singular not in terms:
-                singulars.setdefault(singular, terms[name])
+            if singular not in terms and not (" " not in singular and singular in everyday):
+                singulars.setdefault(singular, term)
     return _Lexicon(
         terms=terms | singulars,
         longest=max((len(k.split()) for k in terms), default=0),

@@ -16,7 +16,6 @@ and Dutch names of conditions go through focus linking.
 
 from __future__ import annotations
 
-import itertools
 import re
 from collections.abc import Collection, Iterator
 from dataclasses import dataclass
@@ -138,10 +137,11 @@ _COGNATE_SUFFIXES = (
 # Dutch → English endings of medical adjectives and nouns that everyday words share
 # ("musculaire" – "muscular", "primaire" – "primary", "congenitale" – "congenital",
 # "progressieve" – "progressive", "albinisme" – "albinism", "protrombine" – "prothrombin";
-# but "normaal", "positief", "toerisme", "machine" too): rewritten only when the index's medical
-# vocabulary holds the English spelling, trying the endings in order. Longest first.
+# but "normaal", "positief", "centrale", "toerisme" too): rewritten only when the index's medical
+# vocabulary holds the English spelling, trying the endings in order, and then as a qualifier
+# (generic: part of a name, never a reason on its own to search in English). Longest first.
 _KNOWN_ONLY_SUFFIXES = (
-    ("aire", ("ar", "ary")),
+    ("aire", ("ar", "ary", "al")),
     ("ieve", ("ive",)),
     ("isme", ("ism",)),
     ("iele", ("ile", "ial")),
@@ -220,10 +220,9 @@ def _cognate(word: str, known: Collection[str] = ()) -> str | None:
     and c for k before a, o, u, l, r; None when no suffix fits. With ``known`` (the index's
     medical vocabulary, normalised words), the first spelling it holds of
     :func:`cognate_spellings` of that rewrite, then of the rewrite with its k kept
-    ("lymfoom" → "lymphoma", not "lymfoma"; "leukoencefalitis" → "leukoencephalitis"), else
-    the rewrite. A word no such suffix fits is tried with :data:`_KNOWN_ONLY_SUFFIXES`, whose
-    endings everyday words share: only a spelling ``known`` holds is returned
-    ("musculaire" → "muscular", "primaire" → "primary"), else None."""
+    ("lymfoom" → "lymphoma", not "lymfoma"; "leukoencefalitis" → "leukoencephalitis"), then
+    the same with the Greek h Dutch drops (:func:`_known_spelling`: "trombofilie" →
+    "thrombophilia"), else the rewrite."""
     if len(word) < COGNATE_MIN_CHARS:
         return None
     for dutch, english in _COGNATE_SUFFIXES:
@@ -231,63 +230,77 @@ def _cognate(word: str, known: Collection[str] = ()) -> str | None:
             kept = word[: len(word) - len(dutch)] + english
             plain = _K_BEFORE.sub("c", kept)
             if known and plain not in known:
-                spellings = (*cognate_spellings(plain), *cognate_spellings(kept))
-                return next((s for s in spellings if s in known), plain)
+                return _known_spelling((plain, kept), known) or plain
             return plain
-    if not known:
+    return None
+
+
+def _cognate_known_only(word: str, known: Collection[str]) -> str | None:
+    """English spelling of a long Dutch word by an ending everyday words share
+    (:data:`_KNOWN_ONLY_SUFFIXES`: "musculaire" → "muscular", "primaire" → "primary"), only
+    when ``known`` (the index's medical vocabulary) holds it (:func:`_known_spelling`, each
+    ending in order); None otherwise, and for a word a :data:`_COGNATE_SUFFIXES` suffix fits."""
+    if len(word) < COGNATE_MIN_CHARS or not known or any(word.endswith(d) for d, _ in _COGNATE_SUFFIXES):
         return None
     for dutch, endings in _KNOWN_ONLY_SUFFIXES:
         if word.endswith(dutch):
             for ending in endings:
                 kept = word[: len(word) - len(dutch)] + ending
-                plain = _K_BEFORE.sub("c", kept)
-                spelled = next((s for s in (*cognate_spellings(plain), *cognate_spellings(kept)) if s in known), None)
+                spelled = _known_spelling((_K_BEFORE.sub("c", kept), kept), known)
                 if spelled is not None:
                     return spelled
             return None
     return None
 
 
+def _known_spelling(rewrites: tuple[str, ...], known: Collection[str]) -> str | None:
+    """The first spelling of :func:`cognate_spellings` of each of ``rewrites`` (in order) that
+    ``known`` holds; else the first whose Greek h (:func:`_greek_h_index`) makes a word of
+    ``known``; None when none does. At most 16 spellings per rewrite, two set lookups each."""
+    spellings = [spelling for rewrite in rewrites for spelling in cognate_spellings(rewrite)]
+    found = next((s for s in spellings if s in known), None)
+    if found is not None:
+        return found
+    greek = _greek_h_index(known)
+    return next((greek[k] for k in map(_without_greek_h, spellings) if k in greek), None)
+
+
 def cognate_spellings(spelling: str) -> tuple[str, ...]:
     """``spelling`` and its variants under every combination of :data:`_SPELLINGS` (each rule
     applied to all its occurrences), ``spelling`` first, then the variants in the order the
-    rules are applied (each rule's results after all those of the rules before it); then each
-    of those with the Greek h Dutch drops (:func:`_greek_h`: "trombofilia" → "thrombophilia",
-    "rabdomyosarcoma" → "rhabdomyosarcoma"). At most 2⁴ = 16 strings without a t or an initial
-    r, 16 · 16 = 256 with."""
+    rules are applied (each rule's results after all those of the rules before it); at most
+    2⁴ = 16 strings."""
     variants = [spelling]
     for dutch, english in _SPELLINGS:
         variants += [v.replace(dutch, english) for v in variants if dutch in v]
-    return tuple(dict.fromkeys([*variants, *(h for v in variants for h in _greek_h(v))]))
+    return tuple(dict.fromkeys(variants))
 
 
-# Where Dutch writes the t and r of a Greek word without the h English keeps ("trombose" –
-# "thrombosis", "artritis" – "arthritis", "rabdomyolyse" – "rhabdomyolysis", "reuma" –
-# "rheuma"): a t before r or a vowel and an initial r (Dutch spelling rules, Woordenlijst
-# Nederlandse Taal). Only the first few t's are tried, one subset at a time.
-_GREEK_T = re.compile(r"t(?=[raeiouy])")
-GREEK_H_MAX_TS = 3
+def _without_greek_h(word: str) -> str:
+    """``word`` without the h Dutch drops from Greek words: every "th" written "t", an initial
+    "rh" written "r" ("thrombophilia" → "trombophilia", "rhabdomyosarcoma" →
+    "rabdomyosarcoma"; Dutch spelling rules, Woordenlijst Nederlandse Taal: "trombose",
+    "artritis", "reuma")."""
+    if word.startswith("rh"):
+        word = "r" + word[2:]
+    return word.replace("th", "t")
 
 
-def _greek_h(spelling: str) -> list[str]:
-    """The spellings of ``spelling`` with an h after some of its first :data:`GREEK_H_MAX_TS`
-    t's that stand before r or a vowel, and with "rh" for an initial r, every combination but
-    ``spelling`` itself (``[]`` when there is none), fewest changes first."""
-    ts = [m.start() for m in _GREEK_T.finditer(spelling)][:GREEK_H_MAX_TS]
-    starts = (
-        [spelling, "rh" + spelling[1:]] if spelling.startswith("r") and not spelling.startswith("rh") else [spelling]
-    )
-    out: list[str] = []
-    for size in range(len(ts) + 1):
-        for chosen in itertools.combinations(ts, size):
-            for start in starts:
-                word = start
-                for position in sorted(chosen, reverse=True):
-                    shift = len(start) - len(spelling)
-                    word = word[: position + shift + 1] + "h" + word[position + shift + 1 :]
-                if word != spelling:
-                    out.append(word)
-    return out
+@lru_cache(maxsize=4)
+def _greek_h_index_of(known: frozenset[str]) -> dict[str, str]:
+    index: dict[str, str] = {}
+    for word in sorted(known):
+        if "th" in word or word.startswith("rh"):
+            index.setdefault(_without_greek_h(word), word)
+    return index
+
+
+def _greek_h_index(known: Collection[str]) -> dict[str, str]:
+    """The words of ``known`` that have a Greek h, by their spelling without it
+    (:func:`_without_greek_h`; the first in sorted order on a collision); built once per
+    vocabulary when ``known`` is a frozenset (the index's, :func:`zolsearch.search.focus.medquad_words`:
+    a few milliseconds for its 10,000 words)."""
+    return _greek_h_index_of(known if isinstance(known, frozenset) else frozenset(known))
 
 
 def _eponym(words: list[str], n: int, entries: dict[str, tuple[str, ...]]) -> tuple[tuple[str, ...], int] | None:
@@ -375,6 +388,10 @@ def _rendered_units(question: str, known: Collection[str]) -> Iterator[tuple[str
                         rendering = Rendering((compound[0],), guessed=compound[1])
                     elif cognate:
                         rendering = Rendering((cognate,), guessed=True)
+                    elif adjective := _cognate_known_only(word, known):
+                        # a qualifier ("spinale", "primaire", but also "normaal", "centrale"):
+                        # part of a name, never reason enough to search in English on its own
+                        rendering = Rendering((adjective,), guessed=True, generic=True)
         yield " ".join(words[n : n + size]), rendering
         n += size
 

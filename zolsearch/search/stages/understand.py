@@ -123,9 +123,11 @@ def _medical_english(state: SearchState) -> None:
     MedQuAD focus of the English when it is a longer match than the Dutch gave (no focus, or a
     MedQuAD focus of fewer words; the taxonomy's and SNOMED CT's are kept), and every English
     rendering the query lacks searched as well ("galwegkanker" → "bile duct cancer"). The focus
-    is linked from the usual rendering of each dictionary word, compound and eponym, never from
-    a cognate spelling: "operatie" spelled "operation" linked MedQuAD's Surgery to a question
-    about nail polish before an operation. ``trace.understanding.focus_translated`` says so."""
+    is linked from the usual rendering of each dictionary word, compound and eponym, not from a
+    cognate spelling: "operatie" spelled "operation" linked MedQuAD's Surgery to a question
+    about nail polish before an operation. Only when nothing links, a lone cognate with an
+    ending only medical words have does (:func:`medical_cognate_term`: ≥ 9 letters, a MedQuAD
+    term as spelled). ``trace.understanding.focus_translated`` says so."""
     query = state.search_query or state.question
     # A question whose MedQuAD focus is linked already (its English name is in it) gains from
     # the question-type words alone ("prognose" → "prognosis outlook"); otherwise a word that
