@@ -51,7 +51,6 @@ import threading
 from collections import Counter
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
-from functools import lru_cache
 
 import numpy as np
 from scipy import sparse
@@ -61,7 +60,7 @@ from core.text import STOPWORDS, abbreviation_ends, text_normalise
 from ingestion.selectors import IndexVersionedCache
 from taxonomy.resolver import Resolution, ngrams
 from zolsearch.search.glossary import TARGET_LANGUAGE, Spelled, dutch_word_elsewise, english_spelling
-from zolsearch.search.spelling import SPELLING_LANGUAGES, Correction, Speller, term_pairs, word_frequencies
+from zolsearch.search.spelling import SPELLING_LANGUAGES, Correction, Speller, most_frequent_words, term_pairs
 
 FOCUS_KINDS = ("condition", "drug", "procedure", "department", "doctor")
 LEXICON_CHECK_S = 60.0
@@ -213,19 +212,12 @@ def focus_variants(focus: str) -> list[str]:
 # "bruises", "gallstones", "cataracts"). Set by hand, 2026-11-26.
 _NOT_PLURAL = ("ss", "us", "is")
 SINGULAR_MIN_CHARS = 6
-# A one-word singular among this many most frequent English words (symspellpy's list) is an
+# A one-word singular among this many most frequent English words (symspellpy's list,
+# :func:`zolsearch.search.spelling.most_frequent_words`) is an
 # everyday word and gets no link: "medicine" (rank 1,221), "medication" (4,396), "hormone"
 # (6,712) of MedQuAD's "Medicines" and its synonyms; "headache" (10,199) and "bruise" (33,975)
 # keep theirs. Set by hand, 2026-11-26.
 SINGULAR_EVERYDAY_TOP = 10_000
-
-
-@lru_cache(maxsize=1)
-def everyday_english_words() -> frozenset[str]:
-    """The :data:`SINGULAR_EVERYDAY_TOP` most frequent words of symspellpy's English list
-    (:func:`zolsearch.search.spelling.word_frequencies`), read once per process."""
-    counts = word_frequencies("en")
-    return frozenset(sorted(counts, key=lambda w: -counts[w])[:SINGULAR_EVERYDAY_TOP])
 
 
 def singular_variants(name: str) -> tuple[str, ...]:
@@ -289,14 +281,14 @@ def _lexicon_read() -> _Lexicon:
     # A one-word singular that is an everyday word ("medication", "medicine", "hormone" of
     # MedQuAD's "Medicines" and its synonyms) would link a practical question; so would an
     # acronym's ("CLIPPERS" → "clipper").
-    everyday = everyday_english_words()
+    everyday = most_frequent_words("en", SINGULAR_EVERYDAY_TOP)
     singulars: dict[str, _Term] = {}
     for name in sorted(terms):
         term = terms[name]
         if term.focus.isupper() and name == text_normalise(term.focus):
             continue
         for singular in singular_variants(name):
-            if singular not in terms and not (" " not in singular and singular in everyday):
+            if singular not in terms and (" " in singular or singular not in everyday):
                 singulars.setdefault(singular, term)
     return _Lexicon(
         terms=terms | singulars,

@@ -88,11 +88,13 @@ def word_frequencies(language: str) -> dict[str, int]:
     return counts
 
 
-@lru_cache(maxsize=len(SPELLING_LANGUAGES))
-def everyday_core(language: str) -> frozenset[str]:
-    """The :data:`SPELL_EVERYDAY_TOP` most frequent words of :func:`word_frequencies`."""
+@lru_cache(maxsize=4)
+def most_frequent_words(language: str, top: int) -> frozenset[str]:
+    """The ``top`` most frequent words of :func:`word_frequencies` of ``language`` (ties in the
+    list's order), read once per language and size. Raises ``KeyError`` for a language without
+    a list."""
     counts = word_frequencies(language)
-    return frozenset(sorted(counts, key=lambda w: -counts[w])[:SPELL_EVERYDAY_TOP])
+    return frozenset(sorted(counts, key=lambda w: -counts[w])[:top])
 
 
 def _edits1(word: str) -> set[str]:
@@ -156,7 +158,7 @@ class Speller:
         ):
             return None
         found = self._lookup(said, 2 if len(said) >= SPELL_DISTANCE_2_CHARS else 1)
-        core = everyday_core(self.language)
+        core = most_frequent_words(self.language, SPELL_EVERYDAY_TOP)
 
         def named(term: str) -> bool:
             return (before, term) in self.pairs or (term, after) in self.pairs

@@ -126,8 +126,8 @@ def _medical_english(state: SearchState) -> None:
     is linked from the usual rendering of each dictionary word, compound and eponym, not from a
     cognate spelling: "operatie" spelled "operation" linked MedQuAD's Surgery to a question
     about nail polish before an operation. Only when nothing links, a lone cognate with an
-    ending only medical words have does (:func:`medical_cognate_term`: ≥ 9 letters, a MedQuAD
-    term as spelled). ``trace.understanding.focus_translated`` says so."""
+    ending only medical words have does (:func:`medical_cognate_term`: ≥ 9 letters, linking a
+    MedQuAD focus by itself). ``trace.understanding.focus_translated`` says so."""
     query = state.search_query or state.question
     # A question whose MedQuAD focus is linked already (its English name is in it) gains from
     # the question-type words alone ("prognose" → "prognosis outlook"); otherwise a word that
@@ -171,8 +171,11 @@ MEDICAL_COGNATE_MIN_CHARS = 9
 def medical_cognate_term(renderings: list[Rendering]) -> Focus | None:
     """The MedQuAD focus named by the first of ``renderings`` (:func:`medical_renderings`) that
     is a lone cognate spelling (guessed, one word, not generic) of at least
-    :data:`MEDICAL_COGNATE_MIN_CHARS` letters ending in :data:`MEDICAL_COGNATE_ENDINGS` and a
-    MedQuAD term (focus or synonym) of the index; None when there is none. What links a Dutch
+    :data:`MEDICAL_COGNATE_MIN_CHARS` letters ending in :data:`MEDICAL_COGNATE_ENDINGS` that
+    links a MedQuAD focus by itself (:func:`zolsearch.search.focus.medquad_focus` of the word:
+    a term of the index, focus or synonym, or its fuzzy match, so a cognate spelled one letter
+    off still links; a direct lexicon lookup instead lost one held-out noisy message); None when
+    there is none. What links a Dutch
     question whose only name of the condition is such a word: the dictionary-based link
     (:func:`zolsearch.search.focus.medquad_focus` of the usual renderings) reads no cognate."""
     for rendering in renderings:
