@@ -201,3 +201,27 @@ def test_hnsw_agrees_with_exact_search() -> None:
         approximate = [i for i, _ in selectors.chunks_dense_search(vector=vector, model_key=provider.key, limit=10)]
         exact = selectors.chunks_exact_search(vector=vector, model_key=provider.key, limit=10)
         assert len(set(approximate) & set(exact)) >= 9
+
+
+def test_chunk_vectors_read_in_binary_equal_the_stored_vectors() -> None:
+    """GIVEN 30 ingested chunks' stored vectors, as the ORM's VectorField reads them (text format)
+    WHEN the pipeline reads them in pgvector's binary send format (selectors.chunk_vectors_by_id)
+    THEN every vector is the same float32 array, ids without a vector are absent, and a byte
+    string whose length disagrees with its header is refused."""
+    import numpy as np
+
+    from ingestion.models import ChunkEmbedding
+
+    model_key = embedding_provider_get().key
+    rows = list(ChunkEmbedding.objects.filter(model_key=model_key).order_by("chunk_id")[:30])
+    assert len(rows) == 30
+    read = selectors.chunk_vectors_by_id(ids=[r.chunk_id for r in rows] + [-1], model_key=model_key)
+    assert set(read) == {r.chunk_id for r in rows}
+    for row in rows:
+        expected = np.asarray(
+            row.vector.to_numpy() if hasattr(row.vector, "to_numpy") else row.vector, dtype=np.float32
+        )
+        assert read[row.chunk_id].dtype == np.float32
+        assert np.array_equal(read[row.chunk_id], expected)
+    with pytest.raises(ValueError, match="for 512 dimensions"):
+        selectors.vector_from_send((512).to_bytes(2, "big") + b"\0\0" + b"\0" * 8)

@@ -105,8 +105,10 @@ def test_source_authority_is_the_classifiers_share_of_authority_intents() -> Non
 
 def test_the_split_probabilities_are_logistic_regressions_own() -> None:
     """GIVEN the trained intent (8 classes) and question-type (17) classifiers, and a two-class
-    one fitted here on the labelled set WHEN texts are scored THEN the probabilities computed
-    without the stacked feature matrix equal ``LogisticRegression.predict_proba`` of it."""
+    one fitted here on the labelled set WHEN texts are scored (among them an empty one, one
+    without a known n-gram, one with repeated words) THEN the probabilities computed without the
+    stacked feature matrix and without the vectorizer's transform equal
+    ``LogisticRegression.predict_proba`` of the vectorizer's features."""
     import numpy as np
 
     from zolsearch.search.safety.guard import GuardClassifier
@@ -115,6 +117,7 @@ def test_the_split_probabilities_are_logistic_regressions_own() -> None:
     model = understanding_model_get(provider)
     rows = labelled_queries()[:40]
     texts = [r.text for r in rows] + ["mag ik bij mijn vrouw blijven slapen na de bevalling", "What is ALS?"]
+    texts += ["", "ッ", "kinesitherapie kinesitherapie kinesitherapie na een knie-operatie"]  # no n-gram known; repeats
     vectors = provider.embed_queries(texts)
     binary = GuardClassifier().fit(texts, vectors, ["practical" if i % 3 else "other" for i in range(len(texts))])
     for classifier in (model.intent, model.qtype, binary):
