@@ -245,3 +245,52 @@ def test_chunk_vectors_are_stored_in_their_rows() -> None:
         total, out_of_line, compressed = cursor.fetchone()
     assert total > 100
     assert (out_of_line, compressed) == (0, 0)
+
+
+def test_dense_search_leaves_the_callers_transaction_settings_as_they_were() -> None:
+    """GIVEN a caller's open transaction (the test's) WHEN a dense search with ef_search 300 runs
+    inside it THEN afterwards hnsw.ef_search and hnsw.iterative_scan are the server's defaults
+    again (SET LOCAL would otherwise last until the caller's commit)."""
+    provider = embedding_provider_get()
+    with connection.cursor() as cursor:
+        cursor.execute("SHOW hnsw.ef_search")
+        before_ef = cursor.fetchone()
+        cursor.execute("SHOW hnsw.iterative_scan")
+        before_scan = cursor.fetchone()
+        vector = provider.embed_query("What are the symptoms of asthma?")
+        assert selectors.chunks_dense_search(vector=vector, model_key=provider.key, limit=5, ef_search=300)
+        cursor.execute("SHOW hnsw.ef_search")
+        assert cursor.fetchone() == before_ef != ("300",)
+        cursor.execute("SHOW hnsw.iterative_scan")
+        assert cursor.fetchone() == before_scan
+
+
+def test_chunks_by_ids_builds_the_objects_the_orm_would() -> None:
+    """GIVEN 60 ingested chunks of MedQuAD (documents with JSON metadata and questions), the
+    SAMPLE hospital's pages and an id that does not exist
+    WHEN they are read by selectors.chunks_by_ids (its own SQL)
+    THEN the same ids are found, and every field of each chunk, its document and its source
+    equals what the ORM's select_related gives, with the document and source read in the same
+    query (no query when they are used)."""
+    from django.test.utils import CaptureQueriesContext
+
+    all_ids = list(Chunk.objects.order_by("id").values_list("id", flat=True))
+    ids = all_ids[:: max(1, len(all_ids) // 60)][:60] + [-7]
+    assert len(ids) == 61
+    read = selectors.chunks_by_ids(ids)
+    expected = {c.id: c for c in Chunk.objects.filter(id__in=ids).select_related("document__source")}
+    assert set(read) == set(expected) and len(read) == 60
+    with CaptureQueriesContext(connection) as queries:
+        for chunk_id, chunk in read.items():
+            orm = expected[chunk_id]
+            for ours, theirs in (
+                (chunk, orm),
+                (chunk.document, orm.document),
+                (chunk.document.source, orm.document.source),
+            ):
+                assert type(ours) is type(theirs)
+                for field in type(ours)._meta.concrete_fields:
+                    assert getattr(ours, field.attname) == getattr(theirs, field.attname), (type(ours), field.name)
+            assert isinstance(chunk.document.metadata, dict) and isinstance(chunk.questions, list)
+            assert not chunk._state.adding and chunk._state.db == orm._state.db
+    assert len(queries) == 0
