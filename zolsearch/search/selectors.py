@@ -16,13 +16,13 @@ from datetime import datetime, timedelta
 from typing import Any
 
 import numpy as np
-from django.db import connection, models, transaction
-from django.db.models import BinaryField, Func
+from django.db import connection, transaction
+from django.db.models import BinaryField, Func, QuerySet
 from django.db.models.functions import Cast
 from django.utils import timezone
 from pgvector.django import CosineDistance, VectorField
 
-from ingestion.models import Chunk, ChunkEmbedding, Document, Source
+from ingestion.models import Chunk, ChunkEmbedding, ChunkSentenceVectors
 from zolsearch.search.contract import AnswerTrace, Intent, Outcome
 from zolsearch.search.generation import answer_plain, chunk_source_text
 from zolsearch.search.messages import emergency_notice
@@ -43,10 +43,12 @@ def embedding_models_indexed() -> dict[str, int]:
     return dict(ChunkEmbedding.objects.values_list("model_key", "dimensions").distinct())
 
 
-def vector_literal(vector: np.ndarray) -> str:
-    """pgvector's text form of ``vector`` (``(d,)`` float32): "[v1,v2,…]" with each value's
-    shortest round-trip decimal, as pgvector-python writes it (``Vector._to_db``)."""
-    return "[" + ",".join(map(str, vector.tolist())) + "]"
+def _filtered(queryset: QuerySet, prefix: str, languages: Sequence[str], sources: Sequence[str]) -> QuerySet:
+    if languages:
+        queryset = queryset.filter(**{f"{prefix}language__in": list(languages)})
+    if sources:
+        queryset = queryset.filter(**{f"{prefix}document__source__key__in": list(sources)})
+    return queryset
 
 
 def chunks_dense_search(
@@ -62,32 +64,24 @@ def chunks_dense_search(
 
     ``vector``: ``(d,)`` float32 of the same model. Returns ``(chunk_id, cosine)`` best first,
     cosine in [-1, 1]. Uses the HNSW index with iterative scans (pgvector ≥ 0.8) so filters do
-    not starve the result. The statement is written in SQL, in the shape of the per-model
-    partial index (``(vector::vector(d)) <=> q`` ordered, ``WHERE model_key = …``; on the full
-    MedQuAD its plan is the HNSW index scan, on a corpus of a few thousand vectors PostgreSQL
-    plans a sequential scan): the ORM's queryset for it cost 1.3 ms more a query to build and
-    adapt (docs/BENCHMARKS.md, sixteenth session).
+    not starve the result.
     """
     dims = int(vector.shape[0])
-    filter_sql, filter_params = _filter_sql(languages, sources)
-    join = " JOIN ingestion_chunk c ON c.id = e.chunk_id" if filter_sql else ""
-    sql = (
-        f"SELECT e.chunk_id, (e.vector::vector({dims})) <=> %s::vector({dims}) AS distance"
-        f" FROM ingestion_chunkembedding e{join} WHERE e.model_key = %s{filter_sql}"
-        " ORDER BY distance LIMIT %s"
+    typed = Cast("vector", VectorField(dimensions=dims))
+    queryset = _filtered(ChunkEmbedding.objects.filter(model_key=model_key), "chunk__", languages, sources)
+    queryset = (
+        queryset.annotate(distance=CosineDistance(typed, vector.tolist()))
+        .order_by("distance")
+        .values_list("chunk_id", "distance")[:limit]
     )
-    outer = connection.in_atomic_block
     with transaction.atomic(), connection.cursor() as cursor:
         cursor.execute(f"SET LOCAL hnsw.ef_search = {int(ef_search)}; SET LOCAL hnsw.iterative_scan = relaxed_order")
         try:
-            cursor.execute(sql, [vector_literal(vector), model_key, *filter_params, int(limit)])
-            rows = cursor.fetchall()
+            rows = list(queryset)
         finally:
-            if outer:
-                # Inside an outer transaction the atomic block is only a savepoint, and releasing
-                # it keeps SET LOCAL values: restore them so later queries are not affected (a
-                # request outside one commits here, which ends them).
-                cursor.execute("SET LOCAL hnsw.ef_search TO DEFAULT; SET LOCAL hnsw.iterative_scan TO DEFAULT")
+            # Inside an outer transaction the atomic block is only a savepoint, and releasing it
+            # keeps SET LOCAL values: restore them so later queries are not affected.
+            cursor.execute("SET LOCAL hnsw.ef_search TO DEFAULT; SET LOCAL hnsw.iterative_scan TO DEFAULT")
     # relaxed_order may return rows slightly out of distance order (pgvector docs): re-sort.
     rows.sort(key=lambda row: row[1])
     return [(chunk_id, 1.0 - float(distance)) for chunk_id, distance in rows]
@@ -200,48 +194,9 @@ def chunks_lexical_search(
     return backend, rows
 
 
-def _columns(model: type[models.Model], alias: str) -> tuple[str, list[models.Field]]:
-    """The SELECT list of ``model``'s concrete fields under table ``alias``, and the fields."""
-    fields = list(model._meta.concrete_fields)
-    return ", ".join(f'{alias}."{f.column}"' for f in fields), fields
-
-
-def _instance(model: type[models.Model], fields: list[models.Field], values: Sequence[Any]) -> models.Model:
-    """``model`` as the ORM builds it from a row: each field's database converter
-    (``from_db_value``: a JSONField's text decoded) applied, then ``Model.from_db``."""
-    converted = [
-        f.from_db_value(v, None, connection) if v is not None and hasattr(f, "from_db_value") else v
-        for f, v in zip(fields, values, strict=True)
-    ]
-    return model.from_db(connection.alias, [f.attname for f in fields], converted)
-
-
 def chunks_by_ids(ids: Sequence[int]) -> dict[int, Chunk]:
-    """Chunks with their document and source, keyed by id (one query; ``select_related`` made by
-    hand: the ORM's queryset for the 40 chunks of a request cost 2.5 ms against about 1 ms to
-    build and read, docs/BENCHMARKS.md, sixteenth session; ``tests/search/test_retrieval.py``
-    checks every field equals the ORM's)."""
-    chunk_sql, chunk_fields = _columns(Chunk, "c")
-    document_sql, document_fields = _columns(Document, "d")
-    source_sql, source_fields = _columns(Source, "s")
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"SELECT {chunk_sql}, {document_sql}, {source_sql} FROM ingestion_chunk c"
-            " JOIN ingestion_document d ON d.id = c.document_id JOIN ingestion_source s ON s.id = d.source_id"
-            " WHERE c.id = ANY(%s)",
-            [list(ids)],
-        )
-        rows = cursor.fetchall()
-    n_chunk, n_document = len(chunk_fields), len(document_fields)
-    found: dict[int, Chunk] = {}
-    for row in rows:
-        chunk = _instance(Chunk, chunk_fields, row[:n_chunk])
-        document = _instance(Document, document_fields, row[n_chunk : n_chunk + n_document])
-        source = _instance(Source, source_fields, row[n_chunk + n_document :])
-        Document.source.field.set_cached_value(document, source)
-        Chunk.document.field.set_cached_value(chunk, document)
-        found[chunk.pk] = chunk  # type: ignore[assignment]
-    return found
+    """Chunks with their document and source, keyed by id (one query)."""
+    return {c.id: c for c in Chunk.objects.filter(id__in=list(ids)).select_related("document__source")}
 
 
 def chunk_vectors(*, ids: Sequence[int], model_key: str) -> np.ndarray:
@@ -283,17 +238,12 @@ def chunk_vectors_by_id(*, ids: Sequence[int], model_key: str) -> dict[int, np.n
 def chunk_sentence_vectors(*, ids: Sequence[int], model_key: str) -> dict[int, tuple[str, np.ndarray]]:
     """Sentence vectors stored at ingestion for ``ids`` under ``model_key`` (one query): chunk id
     → ``(digest, (count, d) float32)`` (see :class:`ingestion.models.ChunkSentenceVectors`);
-    chunks without a row are absent. In SQL: the ORM's read of the same rows took 2.5 ms for 20
-    chunks against 0.7 ms (docs/BENCHMARKS.md, sixteenth session)."""
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT chunk_id, digest, count, dimensions, vectors FROM ingestion_chunksentencevectors"
-            " WHERE chunk_id = ANY(%s) AND model_key = %s",
-            [list(ids), model_key],
-        )
-        rows = cursor.fetchall()
+    chunks without a row are absent."""
+    rows = ChunkSentenceVectors.objects.filter(chunk_id__in=list(ids), model_key=model_key).values_list(
+        "chunk_id", "digest", "count", "dimensions", "vectors"
+    )
     return {
-        chunk_id: (digest, np.frombuffer(raw, dtype="<f2").astype(np.float32).reshape(count, dimensions))
+        chunk_id: (digest, np.frombuffer(bytes(raw), dtype="<f2").astype(np.float32).reshape(count, dimensions))
         for chunk_id, digest, count, dimensions, raw in rows
     }
 
