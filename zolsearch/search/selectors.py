@@ -20,6 +20,7 @@ from django.db import connection, transaction
 from django.db.models import BinaryField, Func, QuerySet
 from django.db.models.functions import Cast
 from django.utils import timezone
+from pgvector import Vector
 from pgvector.django import CosineDistance, VectorField
 
 from ingestion.models import Chunk, ChunkEmbedding, ChunkSentenceVectors
@@ -208,22 +209,12 @@ def chunk_vectors(*, ids: Sequence[int], model_key: str) -> np.ndarray:
 
 class VectorSend(Func):
     """A pgvector column in its binary send format (``bytea``; pgvector's SQL function
-    ``vector_send``, src/vector.c): int16 dimensions, int16 unused, then the float4 values
-    big-endian. Read with :func:`vector_from_send`: the text format costs the server a
-    float-to-text conversion and the client about 40 µs a 512-dimension vector to parse back
-    (3.3 ms for the 40 vectors of a request against 0.4 ms this way, docs/BENCHMARKS.md)."""
+    ``vector_send``), read back with pgvector's ``Vector.from_binary``: the text format costs the
+    server a float-to-text conversion and the client about 40 µs a 512-dimension vector to parse
+    (3.3 ms for 40 vectors against 0.9 ms this way, docs/BENCHMARKS.md, sixteenth session)."""
 
     function = "vector_send"
     output_field = BinaryField()
-
-
-def vector_from_send(raw: bytes | memoryview) -> np.ndarray:
-    """``(d,)`` float32 vector of :class:`VectorSend`'s bytes; raises ``ValueError`` when the
-    length does not match the dimensions in the header."""
-    dimensions = int.from_bytes(bytes(raw[:2]), "big")
-    if len(raw) != 4 + 4 * dimensions:
-        raise ValueError(f"vector_send bytes: {len(raw)} for {dimensions} dimensions")
-    return np.frombuffer(raw, dtype=">f4", offset=4).astype(np.float32)
 
 
 def chunk_vectors_by_id(*, ids: Sequence[int], model_key: str) -> dict[int, np.ndarray]:
@@ -232,7 +223,7 @@ def chunk_vectors_by_id(*, ids: Sequence[int], model_key: str) -> dict[int, np.n
     rows = ChunkEmbedding.objects.filter(chunk_id__in=list(ids), model_key=model_key).values_list(
         "chunk_id", VectorSend("vector")
     )
-    return {chunk_id: vector_from_send(raw) for chunk_id, raw in rows}
+    return {chunk_id: Vector.from_binary(raw).to_numpy() for chunk_id, raw in rows}
 
 
 def chunk_sentence_vectors(*, ids: Sequence[int], model_key: str) -> dict[int, tuple[str, np.ndarray]]:

@@ -137,9 +137,10 @@ class GuardClassifier:
         self.normalise = normalise
         self.vectorizer = TfidfVectorizer(analyzer="char_wb", ngram_range=(2, 5), min_df=2, sublinear_tf=True)
         self.model = LogisticRegression(C=self.C, class_weight="balanced", max_iter=3000)
-        # (embedding weights (d, k), n-gram weights (grams, k), intercept (k,)): see _probabilities
+        # (embedding weights (d, k), n-gram weights (grams, k), intercept (k,)), set by fit: see
+        # _probabilities. The analyzer depends on the vectorizer's parameters only.
         self._split: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
-        self._analyzer: Callable[[str], list[str]] | None = None
+        self._analyze: Callable[[str], list[str]] = self.vectorizer.build_analyzer()
 
     def _features(self, texts: list[str], vectors: np.ndarray, *, fit: bool) -> sparse.csr_matrix:
         folded = [self.normalise(t) for t in texts]
@@ -148,7 +149,9 @@ class GuardClassifier:
 
     def fit(self, texts: list[str], vectors: np.ndarray, labels: list[str]) -> GuardClassifier:
         self.model.fit(self._features(texts, vectors, fit=True), labels)
-        self._split, self._analyzer = None, None
+        coef = self.model.coef_
+        d = coef.shape[1] - len(self.vectorizer.vocabulary_)
+        self._split = (coef[:, :d].T.copy(), coef[:, d:].T.copy(), self.model.intercept_)
         return self
 
     def _grams_weighted(self, texts: list[str], weights: np.ndarray) -> np.ndarray:
@@ -160,10 +163,7 @@ class GuardClassifier:
         row), about 0.05 ms a text instead of 0.3 ms (scikit-learn's validation and sparse
         bookkeeping are most of a one-text call; tests/search/test_understanding.py checks
         the two agree)."""
-        analyze = self._analyzer
-        if analyze is None:
-            analyze = self._analyzer = self.vectorizer.build_analyzer()
-        vocabulary, idf = self.vectorizer.vocabulary_, self.vectorizer.idf_
+        analyze, vocabulary, idf = self._analyze, self.vectorizer.vocabulary_, self.vectorizer.idf_
         out = np.zeros((len(texts), weights.shape[1]))
         for row, text in enumerate(texts):
             counts = Counter(j for j in map(vocabulary.get, analyze(self.normalise(text))) if j is not None)
@@ -181,12 +181,9 @@ class GuardClassifier:
         logistic of it for two) without building the stacked sparse matrix: the embedding part
         of the weights is a dense product, the n-gram part :meth:`_grams_weighted`
         (``tests/search/test_understanding.py`` checks the two agree)."""
-        split = self._split
-        if split is None:
-            coef = self.model.coef_
-            d = coef.shape[1] - len(self.vectorizer.vocabulary_)
-            split = self._split = (coef[:, :d].T.copy(), coef[:, d:].T.copy(), self.model.intercept_)
-        dense, grams_weights, intercept = split
+        if self._split is None:
+            raise ValueError("the classifier is not fitted")
+        dense, grams_weights, intercept = self._split
         if vectors.shape[1] != dense.shape[0]:
             raise ValueError(f"vectors of {vectors.shape[1]} dimensions for a classifier of {dense.shape[0]}")
         z = vectors.astype(np.float64) @ dense + self._grams_weighted(texts, grams_weights) + intercept
