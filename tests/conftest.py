@@ -49,6 +49,15 @@ def _no_gate_calibration_file(settings) -> None:  # type: ignore[no-untyped-def]
     settings.GATE_CALIBRATION_PATH = FIXTURES / "no-gate-calibration.json"  # never created
 
 
+@pytest.fixture(autouse=True)
+def _live_configuration_forgotten() -> None:
+    """Every test starts without a live configuration held from an earlier one (a transactional
+    test's flush deletes flag rows without the signals that would clear it)."""
+    from zolsearch.search.config import pipeline_config_live_clear
+
+    pipeline_config_live_clear()
+
+
 @pytest.fixture
 def slice_dir() -> Path:
     return SLICE

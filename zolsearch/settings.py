@@ -302,6 +302,10 @@ SEARCH_RRF_K = env.int("SEARCH_RRF_K", default=60)
 # ef_search 200 with the index's m = 32, ef_construction = 200: recall@10 0.995 (BENCHMARKS.md).
 SEARCH_HNSW_EF_SEARCH = env.int("SEARCH_HNSW_EF_SEARCH", default=200)
 SEARCH_DEFAULT_LANGUAGE = env("SEARCH_DEFAULT_LANGUAGE", default="nl")
+# Seconds a web worker keeps the live pipeline configuration (flag rows, source priorities)
+# before reading it again: an evaluator's flag change reaches every worker within this time
+# (zolsearch.search.config.pipeline_config_live; 0 reads it on every request).
+PIPELINE_CONFIG_MAX_AGE_S = env.float("PIPELINE_CONFIG_MAX_AGE_S", default=2.0)
 ADMIN_PASSWORD_FILE = env.path("ADMIN_PASSWORD_FILE", default=BASE_DIR / ".data" / "admin-password.txt")
 DEMO_SNOMED_PATH = env.path("DEMO_SNOMED_PATH", default=BASE_DIR / "data" / "snomed" / "heartfailure-subset")
 DEMO_CORPUS_PATH = env.path("DEMO_CORPUS_PATH", default=BASE_DIR / "data" / "medquad-slice")

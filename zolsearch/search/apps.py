@@ -1,5 +1,5 @@
 from django.apps import AppConfig
-from django.db.models.signals import post_migrate
+from django.db.models.signals import post_delete, post_migrate, post_save
 from django.utils.translation import gettext_lazy as _
 
 
@@ -16,6 +16,13 @@ class SearchConfig(AppConfig):
         broker_folders_ensure()
         post_migrate.connect(_flags_ensure, sender=self)
         post_migrate.connect(_semantic_cache_clear, sender=self)
+        from ingestion.models import Source
+        from zolsearch.search.config import pipeline_config_live_clear
+        from zolsearch.search.models import PipelineFlag
+
+        for model in (PipelineFlag, Source):
+            post_save.connect(pipeline_config_live_clear, sender=model, dispatch_uid=f"live-config-{model.__name__}")
+            post_delete.connect(pipeline_config_live_clear, sender=model, dispatch_uid=f"live-config-{model.__name__}")
 
 
 def _flags_ensure(**kwargs: object) -> None:

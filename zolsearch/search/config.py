@@ -10,12 +10,15 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import threading
+import time
 from collections.abc import Mapping
 from functools import lru_cache
 from pathlib import Path
 from typing import Annotated, Any
 
 from django.conf import settings
+from django.db import connection
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
 
 from core.providers.embeddings import embedding_provider_get
@@ -501,6 +504,57 @@ def pipeline_config_default() -> PipelineConfig:
     from zolsearch.search.selectors import pipeline_flag_values  # selectors import the pipeline's modules
 
     return flags_apply(pipeline_config_settings(), pipeline_flag_values(model_key=embedding_provider_get().key))
+
+
+class _LiveConfig:
+    """The live configuration held per process (:func:`pipeline_config_live`); thread-safe."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._value: tuple[float, PipelineConfig] | None = None
+        self._generation = 0
+
+    def get(self, max_age_s: float) -> PipelineConfig:
+        with self._lock:
+            held, generation = self._value, self._generation
+        now = time.monotonic()
+        if held is not None and now - held[0] < max_age_s:
+            return held[1]
+        config = pipeline_config_default()
+        with self._lock:
+            if self._generation == generation:  # not cleared while the rows were read
+                self._value = (now, config)
+        return config
+
+    def clear(self) -> None:
+        with self._lock:
+            self._value, self._generation = None, self._generation + 1
+
+
+_live_config = _LiveConfig()
+
+
+def pipeline_config_live() -> PipelineConfig:
+    """:func:`pipeline_config_default` as the search API's requests use it: read again at most
+    every ``settings.PIPELINE_CONFIG_MAX_AGE_S`` seconds per process (default 2; 0 reads it on
+    every request), and at once in the process that saved or deleted a flag row or a source.
+
+    Reading it costs two queries, the calibration files' modification times and the validation
+    of the whole configuration, on every request otherwise (docs/BENCHMARKS.md, "Fewer round
+    trips"); another web worker sees an evaluator's flag change within the maximum age. Inside
+    a transaction (tests, a caller's atomic block) the rows are read as that transaction sees
+    them, every time: a rolled-back flag row would otherwise stay in force.
+    """
+    max_age_s = settings.PIPELINE_CONFIG_MAX_AGE_S
+    if max_age_s <= 0 or connection.in_atomic_block:
+        return pipeline_config_default()
+    return _live_config.get(max_age_s)
+
+
+def pipeline_config_live_clear(**_signal: Any) -> None:
+    """Forget this process's live configuration (a ``post_save``/``post_delete`` receiver of
+    :class:`~zolsearch.search.models.PipelineFlag` and :class:`~ingestion.models.Source`)."""
+    _live_config.clear()
 
 
 def pipeline_config_settings() -> PipelineConfig:

@@ -75,17 +75,46 @@ def chunks_dense_search(
         .order_by("distance")
         .values_list("chunk_id", "distance")[:limit]
     )
-    with transaction.atomic(), connection.cursor() as cursor:
-        cursor.execute(f"SET LOCAL hnsw.ef_search = {int(ef_search)}; SET LOCAL hnsw.iterative_scan = relaxed_order")
-        try:
-            rows = list(queryset)
-        finally:
-            # Inside an outer transaction the atomic block is only a savepoint, and releasing it
-            # keeps SET LOCAL values: restore them so later queries are not affected.
-            cursor.execute("SET LOCAL hnsw.ef_search TO DEFAULT; SET LOCAL hnsw.iterative_scan TO DEFAULT")
+    sql, params = queryset.query.sql_with_params()
+    rows = _rows_with_local_settings(
+        {"hnsw.ef_search": str(int(ef_search)), "hnsw.iterative_scan": "relaxed_order"}, sql, params
+    )
     # relaxed_order may return rows slightly out of distance order (pgvector docs): re-sort.
     rows.sort(key=lambda row: row[1])
     return [(chunk_id, 1.0 - float(distance)) for chunk_id, distance in rows]
+
+
+def _rows_with_local_settings(local: dict[str, str], sql: str, params: Sequence[Any]) -> list[tuple[Any, ...]]:
+    """The rows of ``sql`` (one SELECT with ``%s`` placeholders) run with the server settings
+    ``local`` (name → value, both trusted SQL text, never user input) in force for it alone.
+
+    In autocommit (a live request) the settings and the query go as one simple-query message,
+    which PostgreSQL runs as one implicit transaction ("Multiple Statements in a Simple Query",
+    PostgreSQL protocol docs), so ``SET LOCAL`` lasts exactly as long as the query: one round
+    trip instead of BEGIN, SET, SELECT, reset and COMMIT (Django's psycopg backend binds
+    parameters on the client, so the message may hold several statements). Inside a caller's
+    transaction (tests, evaluation runs) a savepoint holds them and they are reset afterwards:
+    releasing a savepoint keeps ``SET LOCAL`` values until the caller's transaction ends.
+    """
+    if not local:
+        with connection.cursor() as cursor:
+            cursor.execute(sql, params)
+            return cursor.fetchall()
+    names = list(local)
+    sets = "; ".join(f"SET LOCAL {name} = {local[name]}" for name in names)
+    if not connection.in_atomic_block:
+        with connection.cursor() as cursor:
+            cursor.execute(f"{sets}; {sql}", params)
+            for _ in names:  # the cursor starts on the first statement's result: skip each SET's
+                cursor.nextset()
+            return cursor.fetchall()
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute(sets)
+        cursor.execute(sql, params)
+        rows = cursor.fetchall()
+        # On an error the savepoint is rolled back instead, which undoes the SET LOCAL too.
+        cursor.execute("; ".join(f"SET LOCAL {name} TO DEFAULT" for name in names))
+        return rows
 
 
 def chunks_exact_search(*, vector: np.ndarray, model_key: str, limit: int) -> list[int]:
@@ -95,14 +124,11 @@ def chunks_exact_search(*, vector: np.ndarray, model_key: str, limit: int) -> li
         ChunkEmbedding.objects.filter(model_key=model_key)
         .annotate(distance=CosineDistance(typed, vector.tolist()))
         .order_by("distance")
-        .values_list("chunk_id", flat=True)[:limit]
+        .values_list("chunk_id")[:limit]
     )
-    with transaction.atomic(), connection.cursor() as cursor:
-        cursor.execute("SET LOCAL enable_indexscan = off; SET LOCAL enable_bitmapscan = off")
-        try:
-            return list(queryset)
-        finally:
-            cursor.execute("SET LOCAL enable_indexscan TO DEFAULT; SET LOCAL enable_bitmapscan TO DEFAULT")
+    sql, params = queryset.query.sql_with_params()
+    rows = _rows_with_local_settings({"enable_indexscan": "off", "enable_bitmapscan": "off"}, sql, params)
+    return [chunk_id for (chunk_id,) in rows]
 
 
 def lexical_backend() -> str:
@@ -165,21 +191,13 @@ def chunks_lexical_search(
             "ORDER BY score DESC LIMIT %s"
         )
         params: list[Any] = [" ".join(words), *filter_params, limit]
-        outer = connection.in_atomic_block
-        with transaction.atomic(savepoint=False), connection.cursor() as cursor:
-            # Once the index has more than one segment (any second ingestion run), PostgreSQL
-            # plans pg_search's scan in parallel; starting the workers costs far more than the
-            # TopN scan itself: full MedQuAD after 4 runs, 100 held-out questions, p50 / p95
-            # 46 / 72 ms parallel against 10 / 21 ms in one process, and 2.6 ms of execution
-            # (EXPLAIN ANALYZE; docs/BENCHMARKS.md "BM25 after ingestion runs").
-            if not parallel:
-                cursor.execute("SET LOCAL max_parallel_workers_per_gather = 0")
-            cursor.execute(sql, params)
-            rows = [(row[0], float(row[1])) for row in cursor.fetchall()]
-            if outer and not parallel:
-                # SET LOCAL lasts until the caller's transaction ends: restore it for the
-                # caller's later queries (after an error that transaction is rolled back anyway).
-                cursor.execute("SET LOCAL max_parallel_workers_per_gather TO DEFAULT")
+        # Once the index has more than one segment (any second ingestion run), PostgreSQL plans
+        # pg_search's scan in parallel; starting the workers costs far more than the TopN scan
+        # itself: full MedQuAD after 4 runs, 100 held-out questions, p50 / p95 46 / 72 ms
+        # parallel against 10 / 21 ms in one process, and 2.6 ms of execution (EXPLAIN ANALYZE;
+        # docs/BENCHMARKS.md "BM25 after ingestion runs").
+        local = {} if parallel else {"max_parallel_workers_per_gather": "0"}
+        rows = [(row[0], float(row[1])) for row in _rows_with_local_settings(local, sql, params)]
     else:
         config = "dutch" if language == "nl" else "english"
         sql = (

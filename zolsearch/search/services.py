@@ -26,7 +26,7 @@ from django.dispatch import Signal
 from django.utils import timezone
 
 from core.observability import FEEDBACK_RATE_LIMITED_TOTAL, FEEDBACK_TOTAL
-from zolsearch.search.config import ConfigInvalid, PipelineConfig, pipeline_config_default, pipeline_config_settings
+from zolsearch.search.config import ConfigInvalid, PipelineConfig, pipeline_config_live, pipeline_config_settings
 from zolsearch.search.contract import Generator, Outcome
 from zolsearch.search.flags import FLAGS
 from zolsearch.search.metrics import search_observe
@@ -104,9 +104,10 @@ def answer_record(*, state: SearchState, channel: str = Answer.Channel.API) -> A
         config_hash=state.config.hash,
     )
     answer.full_clean(validate_unique=False)  # trace_id is a fresh uuid4; the constraint still guards
-    with transaction.atomic():
-        answer.save()
-        transaction.on_commit(lambda: answer_stored.send(sender=Answer, answer=answer))
+    # One INSERT (no BEGIN and COMMIT around it in autocommit); the announcement follows its
+    # commit, or the commit of a caller's transaction.
+    answer.save()
+    transaction.on_commit(lambda: answer_stored.send(sender=Answer, answer=answer))
     search_observe(answer=answer)
     return answer
 
@@ -114,14 +115,15 @@ def answer_record(*, state: SearchState, channel: str = Answer.Channel.API) -> A
 def search_answer(
     *, request: SearchRequest, config: PipelineConfig | None = None, channel: str = Answer.Channel.API
 ) -> tuple[SearchState, Answer]:
-    """Answer ``request`` with ``config`` (default: from settings) and store the ``Answer``.
+    """Answer ``request`` with ``config`` (default: the live configuration,
+    :func:`~zolsearch.search.config.pipeline_config_live`) and store the ``Answer``.
 
     ``channel``: who asked (``Answer.Channel``); evaluation runs judge their answers themselves.
 
     Raises ``InvalidQuestion``, ``IndexEmpty``, ``EmbeddingModelMismatch`` or
     ``EmbeddingUnavailable`` (nothing stored).
     """
-    config = config or pipeline_config_default()
+    config = config or pipeline_config_live()
     if channel != Answer.Channel.API and config.semantic_cache_enabled:
         # Evaluation runs, studies and batch runs measure the pipeline itself (and batch runs
         # need its ranking): they never read or write the cache.

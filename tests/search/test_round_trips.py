@@ -1,0 +1,138 @@
+"""Round trips of a live request, as a web worker runs it: in autocommit, outside any transaction.
+
+The retrievers' server settings (``SET LOCAL``) travel with their query in one message, the
+answer is one INSERT, and the live configuration is held per process for
+``PIPELINE_CONFIG_MAX_AGE_S`` seconds (docs/BENCHMARKS.md, "Fewer round trips"). Transactional
+(``transaction=True``): the ordinary tests run inside a transaction, where the other path runs.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.db import connection, transaction
+from django.test.utils import CaptureQueriesContext
+
+from core.providers.embeddings import embedding_provider_get
+from ingestion.models import Source
+from ingestion.services import ingestion_run_create, ingestion_run_execute
+from zolsearch.search import selectors
+from zolsearch.search.config import pipeline_config_default, pipeline_config_live
+from zolsearch.search.models import Answer, PipelineFlag
+from zolsearch.search.pipeline import SearchRequest
+from zolsearch.search.services import answer_stored, pipeline_flag_set, search_answer
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture
+def cdc(slice_dir: Path) -> None:
+    """The slice's CDC subset ingested and committed (10 pages)."""
+    run = ingestion_run_create(connector="medquad", path=str(slice_dir), subsets=["CDC"])
+    assert ingestion_run_execute(run_id=run.id).chunk_count > 0
+
+
+def _setting(name: str) -> str:
+    with connection.cursor() as cursor:
+        cursor.execute(f"SHOW {name}")
+        return str(cursor.fetchone()[0])
+
+
+def test_local_settings_hold_for_their_query_only_in_one_message() -> None:
+    """GIVEN autocommit, then a caller's transaction WHEN a query runs with local settings THEN it
+    sees them, they are gone afterwards, and in autocommit it was a single message."""
+    default = _setting("hnsw.ef_search")
+    sql = "SELECT current_setting('hnsw.ef_search'), current_setting('max_parallel_workers_per_gather'), %s::int"
+    local = {"hnsw.ef_search": "37", "max_parallel_workers_per_gather": "0"}
+    assert not connection.in_atomic_block
+    with CaptureQueriesContext(connection) as queries:
+        rows = selectors._rows_with_local_settings(local, sql, [5])
+    assert rows == [("37", "0", 5)]
+    assert len(queries.captured_queries) == 1, queries.captured_queries
+    assert _setting("hnsw.ef_search") == default
+
+    with transaction.atomic():
+        assert selectors._rows_with_local_settings(local, sql, [6]) == [("37", "0", 6)]
+        assert _setting("hnsw.ef_search") == default  # reset before the caller's transaction ends
+        with pytest.raises(Exception, match="division by zero"), transaction.atomic():
+            selectors._rows_with_local_settings(local, "SELECT 1 / (%s::int - 1)", [1])
+        assert _setting("hnsw.ef_search") == default  # the savepoint's rollback undid it
+    assert selectors._rows_with_local_settings({}, "SELECT %s::int", [7]) == [(7,)]
+
+
+def test_retrievers_return_the_same_in_autocommit_as_in_a_transaction(cdc: None) -> None:
+    """GIVEN committed chunks WHEN dense, exact and BM25 search run in autocommit and inside a
+    transaction THEN they return the same hits, and each is one statement in autocommit."""
+    provider = embedding_provider_get()
+    vector = provider.embed_query("How do I protect my child against the flu?")
+    searches = {
+        "dense": lambda: selectors.chunks_dense_search(vector=vector, model_key=provider.key, limit=10, ef_search=200),
+        "exact": lambda: selectors.chunks_exact_search(vector=vector, model_key=provider.key, limit=10),
+        "bm25": lambda: selectors.chunks_lexical_search(query="flu vaccine children", language="en", limit=10)[1],
+    }
+    selectors.lexical_backend()  # its one-time probe of the index is not part of a search
+    defaults = {name: _setting(name) for name in ("hnsw.ef_search", "max_parallel_workers_per_gather")}
+    for name, search in searches.items():
+        with CaptureQueriesContext(connection) as queries:
+            autocommit = search()
+        assert len(queries.captured_queries) == 1, (name, queries.captured_queries)
+        with transaction.atomic():
+            inside = search()
+        assert autocommit and autocommit == inside, name
+    assert {name: _setting(name) for name in defaults} == defaults
+
+
+def test_the_answer_is_one_insert_and_announced(cdc: None) -> None:
+    """GIVEN autocommit WHEN an answer is served THEN its row is stored by one INSERT (no BEGIN and
+    COMMIT around it) and ``answer_stored`` is sent once it is committed."""
+    announced: list[int] = []
+
+    def receiver(sender: object, answer: Answer, **kwargs: object) -> None:
+        announced.append(answer.pk)
+        assert Answer.objects.filter(pk=answer.pk).exists()
+
+    answer_stored.connect(receiver, dispatch_uid="test-round-trips")
+    try:
+        with CaptureQueriesContext(connection) as queries:
+            _, answer = search_answer(request=SearchRequest(question="Who should get a flu vaccine?", language="en"))
+    finally:
+        answer_stored.disconnect(dispatch_uid="test-round-trips")
+    statements = [q["sql"].split()[0].upper() for q in queries.captured_queries]
+    assert statements.count("INSERT") >= 1 and "BEGIN" not in statements and "COMMIT" not in statements, statements
+    assert announced == [answer.pk]
+
+
+def test_live_configuration_is_held_for_its_maximum_age(settings: Any) -> None:
+    """GIVEN a live configuration read once WHEN a flag row changes behind the process's back (as
+    another worker's admin save does) THEN it is seen after the maximum age, not before; a change
+    saved in this process, or a source's priority, is seen at once; 0 reads it every time."""
+    settings.PIPELINE_CONFIG_MAX_AGE_S = 60
+    pipeline_flag_set(name="top_k", value=7, changed_by="test", reason="round trips")
+    first = pipeline_config_live()
+    assert first.top_k == 7
+    with CaptureQueriesContext(connection) as queries:
+        assert pipeline_config_live() is first
+    assert queries.captured_queries == []
+
+    PipelineFlag.objects.filter(name="top_k", model_key="").update(value=8)  # no signal: another process
+    assert pipeline_config_live().top_k == 7
+    settings.PIPELINE_CONFIG_MAX_AGE_S = 0.05
+    time.sleep(0.1)
+    assert pipeline_config_live().top_k == 8
+
+    settings.PIPELINE_CONFIG_MAX_AGE_S = 60
+    pipeline_flag_set(name="top_k", value=9, changed_by="test", reason="round trips")
+    assert pipeline_config_live().top_k == 9
+    source = Source.objects.create(key="round-trips", name="Round trips", connector="jsonl", priority=7)
+    assert pipeline_config_live().source_priorities.get("round-trips") == 7
+    source.delete()
+    assert "round-trips" not in pipeline_config_live().source_priorities
+
+    with transaction.atomic():  # inside a transaction: the rows as it sees them, every time
+        PipelineFlag.objects.filter(name="top_k", model_key="").update(value=4)
+        assert pipeline_config_live().top_k == 4
+    settings.PIPELINE_CONFIG_MAX_AGE_S = 0
+    assert pipeline_config_live().top_k == pipeline_config_default().top_k == 4
