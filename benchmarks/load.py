@@ -293,6 +293,8 @@ def bm25_explain(question: str, language: str, *, parallel: bool, limit: int) ->
     if not recorded:
         return {}
     sql, params = recorded[0]
+    # The SELECT itself, without the SET LOCAL sent in the same message (set here instead).
+    sql = next(statement for statement in sql.split("; ") if "pdb.score" in statement)
     with transaction.atomic(), connection.cursor() as cursor:
         if not parallel:
             cursor.execute("SET LOCAL max_parallel_workers_per_gather = 0")
