@@ -375,19 +375,19 @@ class Recording:
     outcome: str = ""
 
 
-class _RollBack(Exception):
-    pass
-
-
 def floor_record(questions: list[dict[str, str]]) -> list[Recording]:
-    """Answer each question in process (semantic cache off) inside a transaction that is rolled
-    back, recording every SQL statement with its parameters and every text embedded."""
-    from django.db import connection, transaction
+    """Answer each question in process (semantic cache off) in autocommit, as a web worker does
+    (the statements a live request sends differ inside a transaction), recording every SQL
+    statement with its parameters and every text embedded; the answers are deleted afterwards
+    and never announced to the judge."""
+    from django.db import connection
 
     from core.providers.embeddings import embedding_provider_get
+    from evaluation.apps import _answer_stored as judge_receiver
     from zolsearch.search.config import pipeline_config_default
+    from zolsearch.search.models import Answer
     from zolsearch.search.pipeline import SearchRequest
-    from zolsearch.search.services import search_answer
+    from zolsearch.search.services import answer_stored, search_answer
 
     config = pipeline_config_default().with_overrides(semantic_cache_enabled=False)
     provider = embedding_provider_get(config.embedding_model)
@@ -406,19 +406,16 @@ def floor_record(questions: list[dict[str, str]]) -> list[Recording]:
 
         return embed
 
-    def answer(question: str) -> str:
-        outcome = ""
-        try:
-            with transaction.atomic():
-                state, _ = search_answer(request=SearchRequest(question=question), config=config)
-                outcome = str(state.outcome)
-                if current is not None:
-                    current.timings_ms = dict(state.timings_ms)
-                raise _RollBack
-        except _RollBack:
-            pass
-        return outcome
+    stored: list[int] = []
 
+    def answer(question: str) -> str:
+        state, row = search_answer(request=SearchRequest(question=question), config=config)
+        stored.append(row.pk)
+        if current is not None:
+            current.timings_ms = dict(state.timings_ms)
+        return str(state.outcome)
+
+    answer_stored.disconnect(judge_receiver, dispatch_uid="evaluation.judge_answer")
     for q in questions[:3]:  # warm-up: the classifiers train on their first use
         answer(q["question"])
     recordings = []
@@ -434,6 +431,8 @@ def floor_record(questions: list[dict[str, str]]) -> list[Recording]:
         current = None
         delattr(provider, "embed_queries")
         delattr(provider, "embed_passages")
+        answer_stored.connect(judge_receiver, dispatch_uid="evaluation.judge_answer")
+        Answer.objects.filter(pk__in=stored).delete()
     return recordings
 
 
