@@ -15,7 +15,8 @@ embedded PostgreSQL, the Celery broker, the Prometheus files and the admin passw
    EXPLAIN ANALYZE of one query each way (whether a Gather node is planned, execution time).
 3. **The floor**: the same embedding calls and database statements a request makes, without
    Django. Each of ``--floor-questions`` questions is first answered in process by
-   ``search_answer`` (semantic cache off, in a transaction rolled back afterwards) while every SQL
+   ``search_answer`` (semantic cache off, in autocommit as a web worker answers; the answers are
+   deleted afterwards and never announced to the judge) while every SQL
    statement with its parameters and every text given to the embedding model is recorded. Then
    the recording is replayed: the texts go straight to the model (its in-process cache
    bypassed) and the statements through a bare psycopg connection (in a transaction rolled back
@@ -415,13 +416,13 @@ def floor_record(questions: list[dict[str, str]]) -> list[Recording]:
             current.timings_ms = dict(state.timings_ms)
         return str(state.outcome)
 
-    answer_stored.disconnect(judge_receiver, dispatch_uid="evaluation.judge_answer")
-    for q in questions[:3]:  # warm-up: the classifiers train on their first use
-        answer(q["question"])
     recordings = []
-    setattr(provider, "embed_queries", recording("query", provider.embed_queries))  # noqa: B010
-    setattr(provider, "embed_passages", recording("passage", provider.embed_passages))  # noqa: B010
+    answer_stored.disconnect(judge_receiver, dispatch_uid="evaluation.judge_answer")
     try:
+        for q in questions[:3]:  # warm-up: the classifiers train on their first use
+            answer(q["question"])
+        setattr(provider, "embed_queries", recording("query", provider.embed_queries))  # noqa: B010
+        setattr(provider, "embed_passages", recording("passage", provider.embed_passages))  # noqa: B010
         with connection.execute_wrapper(record_sql):
             for q in questions:
                 current = Recording(question=q["question"])
@@ -429,8 +430,9 @@ def floor_record(questions: list[dict[str, str]]) -> list[Recording]:
                 recordings.append(current)
     finally:
         current = None
-        delattr(provider, "embed_queries")
-        delattr(provider, "embed_passages")
+        for name in ("embed_queries", "embed_passages"):
+            if name in vars(provider):
+                delattr(provider, name)
         answer_stored.connect(judge_receiver, dispatch_uid="evaluation.judge_answer")
         Answer.objects.filter(pk__in=stored).delete()
     return recordings
@@ -457,8 +459,11 @@ def floor_replay(recording: Recording, raw: Any, provider: Any) -> dict[str, flo
         for sql, params in recording.statements:
             t0 = time.perf_counter()
             cursor.execute(sql, params)
-            if cursor.description is not None:
-                cursor.fetchall()
+            while True:  # every result of a message (the retrievers send SET LOCAL with the query)
+                if cursor.description is not None:
+                    cursor.fetchall()
+                if not cursor.nextset():
+                    break
             parts[_part(sql)] += (time.perf_counter() - t0) * 1000
     parts["total"] = (time.perf_counter() - started) * 1000
     return dict(parts)

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 from django.conf import settings
-from django.db import connection
+from django.db import connection, transaction
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
 
 from core.providers.embeddings import embedding_provider_get
@@ -522,7 +522,8 @@ class _LiveConfig:
             return held[1]
         config = pipeline_config_default()
         with self._lock:
-            if self._generation == generation:  # not cleared while the rows were read
+            # Not cleared while the rows were read, and not older than what another thread kept.
+            if self._generation == generation and (self._value is None or self._value[0] <= now):
                 self._value = (now, config)
         return config
 
@@ -546,15 +547,18 @@ def pipeline_config_live() -> PipelineConfig:
     them, every time: a rolled-back flag row would otherwise stay in force.
     """
     max_age_s = settings.PIPELINE_CONFIG_MAX_AGE_S
-    if max_age_s <= 0 or connection.in_atomic_block:
+    if max_age_s <= 0 or connection.in_atomic_block or not connection.get_autocommit():
         return pipeline_config_default()
     return _live_config.get(max_age_s)
 
 
 def pipeline_config_live_clear(**_signal: Any) -> None:
-    """Forget this process's live configuration (a ``post_save``/``post_delete`` receiver of
-    :class:`~zolsearch.search.models.PipelineFlag` and :class:`~ingestion.models.Source`)."""
+    """Forget this process's live configuration, now and again when the saving transaction
+    commits (another thread may read the rows in between, before the change is visible): a
+    ``post_save``/``post_delete`` receiver of :class:`~zolsearch.search.models.PipelineFlag` and
+    :class:`~ingestion.models.Source`."""
     _live_config.clear()
+    transaction.on_commit(_live_config.clear)
 
 
 def pipeline_config_settings() -> PipelineConfig:

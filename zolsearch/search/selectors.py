@@ -16,6 +16,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 import numpy as np
+from django.core.exceptions import EmptyResultSet
 from django.db import connection, transaction
 from django.db.models import BinaryField, Func, QuerySet
 from django.db.models.functions import Cast
@@ -75,7 +76,10 @@ def chunks_dense_search(
         .order_by("distance")
         .values_list("chunk_id", "distance")[:limit]
     )
-    sql, params = queryset.query.sql_with_params()
+    try:
+        sql, params = queryset.query.sql_with_params()
+    except EmptyResultSet:  # limit 0: the ORM's empty list, without a query
+        return []
     rows = _rows_with_local_settings(
         {"hnsw.ef_search": str(int(ef_search)), "hnsw.iterative_scan": "relaxed_order"}, sql, params
     )
@@ -91,10 +95,12 @@ def _rows_with_local_settings(local: dict[str, str], sql: str, params: Sequence[
     In autocommit (a live request) the settings and the query go as one simple-query message,
     which PostgreSQL runs as one implicit transaction ("Multiple Statements in a Simple Query",
     PostgreSQL protocol docs), so ``SET LOCAL`` lasts exactly as long as the query: one round
-    trip instead of BEGIN, SET, SELECT, reset and COMMIT (Django's psycopg backend binds
-    parameters on the client, so the message may hold several statements). Inside a caller's
-    transaction (tests, evaluation runs) a savepoint holds them and they are reset afterwards:
-    releasing a savepoint keeps ``SET LOCAL`` values until the caller's transaction ends.
+    trip instead of BEGIN, SET, SELECT, reset and COMMIT. That needs the client-side parameter
+    binding of Django's psycopg backend (its default; a message with parameters bound on the
+    server holds one statement only). Inside a transaction (tests, a caller's atomic block) the
+    same message runs in a savepoint that is then rolled back, which undoes the ``SET LOCAL``
+    and leaves any value the caller had set. With server-side binding the settings and the query
+    are sent one after the other in that savepoint.
     """
     if not local:
         with connection.cursor() as cursor:
@@ -102,19 +108,25 @@ def _rows_with_local_settings(local: dict[str, str], sql: str, params: Sequence[
             return cursor.fetchall()
     names = list(local)
     sets = "; ".join(f"SET LOCAL {name} = {local[name]}" for name in names)
-    if not connection.in_atomic_block:
-        with connection.cursor() as cursor:
+    one_message = connection.settings_dict.get("OPTIONS", {}).get("server_side_binding") is not True
+
+    def run(cursor: Any) -> list[tuple[Any, ...]]:
+        if one_message:
             cursor.execute(f"{sets}; {sql}", params)
             for _ in names:  # the cursor starts on the first statement's result: skip each SET's
                 cursor.nextset()
-            return cursor.fetchall()
+        else:
+            cursor.execute(sets)
+            cursor.execute(sql, params)
+        return cursor.fetchall()
+
+    if one_message and connection.get_autocommit() and not connection.in_atomic_block:
+        with connection.cursor() as cursor:
+            return run(cursor)
     with transaction.atomic(), connection.cursor() as cursor:
-        cursor.execute(sets)
-        cursor.execute(sql, params)
-        rows = cursor.fetchall()
-        # On an error the savepoint is rolled back instead, which undoes the SET LOCAL too.
-        cursor.execute("; ".join(f"SET LOCAL {name} TO DEFAULT" for name in names))
-        return rows
+        rows = run(cursor)
+        transaction.set_rollback(True)  # back to the savepoint: the settings as they were
+    return rows
 
 
 def chunks_exact_search(*, vector: np.ndarray, model_key: str, limit: int) -> list[int]:
@@ -126,7 +138,10 @@ def chunks_exact_search(*, vector: np.ndarray, model_key: str, limit: int) -> li
         .order_by("distance")
         .values_list("chunk_id")[:limit]
     )
-    sql, params = queryset.query.sql_with_params()
+    try:
+        sql, params = queryset.query.sql_with_params()
+    except EmptyResultSet:
+        return []
     rows = _rows_with_local_settings({"enable_indexscan": "off", "enable_bitmapscan": "off"}, sql, params)
     return [chunk_id for (chunk_id,) in rows]
 
