@@ -1,4 +1,5 @@
 from django.apps import AppConfig
+from django.core.signals import setting_changed
 from django.db.models.signals import post_delete, post_migrate, post_save
 from django.utils.translation import gettext_lazy as _
 
@@ -17,12 +18,14 @@ class SearchConfig(AppConfig):
         post_migrate.connect(_flags_ensure, sender=self)
         post_migrate.connect(_semantic_cache_clear, sender=self)
         from ingestion.models import Source
-        from zolsearch.search.config import pipeline_config_live_clear
+        from zolsearch.search.config import pipeline_config_live_clear, pipeline_config_rows_changed
         from zolsearch.search.models import PipelineFlag
 
         for model in (PipelineFlag, Source):
-            post_save.connect(pipeline_config_live_clear, sender=model, dispatch_uid=f"live-config-{model.__name__}")
-            post_delete.connect(pipeline_config_live_clear, sender=model, dispatch_uid=f"live-config-{model.__name__}")
+            uid = f"live-config-{model.__name__}"
+            post_save.connect(pipeline_config_rows_changed, sender=model, dispatch_uid=uid)
+            post_delete.connect(pipeline_config_rows_changed, sender=model, dispatch_uid=uid)
+        setting_changed.connect(pipeline_config_live_clear, dispatch_uid="live-config-settings")
 
 
 def _flags_ensure(**kwargs: object) -> None:

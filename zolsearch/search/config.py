@@ -553,8 +553,15 @@ def pipeline_config_live() -> PipelineConfig:
 
 
 def pipeline_config_live_clear(**_signal: Any) -> None:
-    """Forget this process's live configuration, now and again when the saving transaction
-    commits (another thread may read the rows in between, before the change is visible): a
+    """Forget this process's live configuration (no database access): also the receiver of
+    Django's ``setting_changed`` (a test's settings override; in production settings change only
+    with a restart)."""
+    _live_config.clear()
+
+
+def pipeline_config_rows_changed(**_signal: Any) -> None:
+    """Forget this process's live configuration now and again when the saving transaction
+    commits (another thread may read the rows in between, before the change is visible): the
     ``post_save``/``post_delete`` receiver of :class:`~zolsearch.search.models.PipelineFlag` and
     :class:`~ingestion.models.Source`."""
     _live_config.clear()
