@@ -507,29 +507,24 @@ def pipeline_config_default() -> PipelineConfig:
 
 
 class _LiveConfig:
-    """The live configuration held per process (:func:`pipeline_config_live`); thread-safe."""
+    """The live configuration held per process (:func:`pipeline_config_live`); thread-safe. The
+    rows are read under the lock, as :class:`ingestion.selectors.IndexVersionedCache` reads, so
+    a :meth:`clear` waits for a read in progress and then discards it."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._value: tuple[float, PipelineConfig] | None = None
-        self._generation = 0
+        self._value: tuple[float, PipelineConfig] | None = None  # (time.monotonic() of the read, config)
 
     def get(self, max_age_s: float) -> PipelineConfig:
         with self._lock:
-            held, generation = self._value, self._generation
-        now = time.monotonic()
-        if held is not None and now - held[0] < max_age_s:
-            return held[1]
-        config = pipeline_config_default()
-        with self._lock:
-            # Not cleared while the rows were read, and not older than what another thread kept.
-            if self._generation == generation and (self._value is None or self._value[0] <= now):
-                self._value = (now, config)
-        return config
+            now = time.monotonic()
+            if self._value is None or now - self._value[0] >= max_age_s:
+                self._value = (now, pipeline_config_default())
+            return self._value[1]
 
     def clear(self) -> None:
         with self._lock:
-            self._value, self._generation = None, self._generation + 1
+            self._value = None
 
 
 _live_config = _LiveConfig()
@@ -538,7 +533,8 @@ _live_config = _LiveConfig()
 def pipeline_config_live() -> PipelineConfig:
     """:func:`pipeline_config_default` as the search API's requests use it: read again at most
     every ``settings.PIPELINE_CONFIG_MAX_AGE_S`` seconds per process (default 2; 0 reads it on
-    every request), and at once in the process that saved or deleted a flag row or a source.
+    every request), and as soon as a flag row or a source saved or deleted in this process is
+    committed.
 
     Reading it costs two queries, the calibration files' modification times and the validation
     of the whole configuration, on every request otherwise (docs/BENCHMARKS.md, "Fewer round
@@ -560,11 +556,10 @@ def pipeline_config_live_clear(**_signal: Any) -> None:
 
 
 def pipeline_config_rows_changed(**_signal: Any) -> None:
-    """Forget this process's live configuration now and again when the saving transaction
-    commits (another thread may read the rows in between, before the change is visible): the
+    """Forget this process's live configuration once the saving transaction commits (at once in
+    autocommit; before the commit other threads would read the old rows again): the
     ``post_save``/``post_delete`` receiver of :class:`~zolsearch.search.models.PipelineFlag` and
     :class:`~ingestion.models.Source`."""
-    _live_config.clear()
     transaction.on_commit(_live_config.clear)
 
 

@@ -76,13 +76,7 @@ def chunks_dense_search(
         .order_by("distance")
         .values_list("chunk_id", "distance")[:limit]
     )
-    try:
-        sql, params = queryset.query.sql_with_params()
-    except EmptyResultSet:  # limit 0: the ORM's empty list, without a query
-        return []
-    rows = _rows_with_local_settings(
-        {"hnsw.ef_search": str(int(ef_search)), "hnsw.iterative_scan": "relaxed_order"}, sql, params
-    )
+    rows = _queryset_rows(queryset, {"hnsw.ef_search": str(int(ef_search)), "hnsw.iterative_scan": "relaxed_order"})
     # relaxed_order may return rows slightly out of distance order (pgvector docs): re-sort.
     rows.sort(key=lambda row: row[1])
     return [(chunk_id, 1.0 - float(distance)) for chunk_id, distance in rows]
@@ -92,41 +86,45 @@ def _rows_with_local_settings(local: dict[str, str], sql: str, params: Sequence[
     """The rows of ``sql`` (one SELECT with ``%s`` placeholders) run with the server settings
     ``local`` (name → value, both trusted SQL text, never user input) in force for it alone.
 
-    In autocommit (a live request) the settings and the query go as one simple-query message,
-    which PostgreSQL runs as one implicit transaction ("Multiple Statements in a Simple Query",
-    PostgreSQL protocol docs), so ``SET LOCAL`` lasts exactly as long as the query: one round
-    trip instead of BEGIN, SET, SELECT, reset and COMMIT. That needs the client-side parameter
-    binding of Django's psycopg backend (its default; a message with parameters bound on the
-    server holds one statement only). Inside a transaction (tests, a caller's atomic block) the
-    same message runs in a savepoint that is then rolled back, which undoes the ``SET LOCAL``
-    and leaves any value the caller had set. With server-side binding the settings and the query
-    are sent one after the other in that savepoint.
+    The settings and the query go as one simple-query message, which PostgreSQL runs as one
+    implicit transaction ("Multiple Statements in a Simple Query", PostgreSQL protocol docs), so
+    in autocommit (a live request) ``SET LOCAL`` lasts exactly as long as the query: one round
+    trip instead of BEGIN, SET, SELECT, reset and COMMIT. Several statements with parameters in
+    one message need the client-side parameter binding of Django's psycopg backend (its default,
+    which ``zolsearch.settings`` keeps). Inside a transaction (tests, a caller's atomic block)
+    the message runs in a savepoint that is then rolled back, which undoes the ``SET LOCAL`` and
+    leaves any value the caller had set.
     """
     if not local:
         with connection.cursor() as cursor:
             cursor.execute(sql, params)
             return cursor.fetchall()
-    names = list(local)
-    sets = "; ".join(f"SET LOCAL {name} = {local[name]}" for name in names)
-    one_message = connection.settings_dict.get("OPTIONS", {}).get("server_side_binding") is not True
+    sets = "; ".join(f"SET LOCAL {name} = {value}" for name, value in local.items())
 
-    def run(cursor: Any) -> list[tuple[Any, ...]]:
-        if one_message:
-            cursor.execute(f"{sets}; {sql}", params)
-            for _ in names:  # the cursor starts on the first statement's result: skip each SET's
-                cursor.nextset()
-        else:
-            cursor.execute(sets)
-            cursor.execute(sql, params)
-        return cursor.fetchall()
-
-    if one_message and connection.get_autocommit() and not connection.in_atomic_block:
+    def run() -> list[tuple[Any, ...]]:
         with connection.cursor() as cursor:
-            return run(cursor)
-    with transaction.atomic(), connection.cursor() as cursor:
-        rows = run(cursor)
+            cursor.execute(f"{sets}; {sql}", params)
+            for _ in local:  # the cursor starts on the first statement's result: skip each SET's
+                cursor.nextset()
+            return cursor.fetchall()
+
+    if connection.get_autocommit() and not connection.in_atomic_block:
+        return run()
+    with transaction.atomic():
+        rows = run()
         transaction.set_rollback(True)  # back to the savepoint: the settings as they were
     return rows
+
+
+def _queryset_rows(queryset: QuerySet, local: dict[str, str]) -> list[tuple[Any, ...]]:
+    """The raw rows of a ``values_list`` ``queryset`` of plain columns (no converters) with
+    :func:`_rows_with_local_settings`; ``[]`` without a query when the ORM knows it is empty
+    (a slice of 0)."""
+    try:
+        sql, params = queryset.query.sql_with_params()
+    except EmptyResultSet:
+        return []
+    return _rows_with_local_settings(local, sql, params)
 
 
 def chunks_exact_search(*, vector: np.ndarray, model_key: str, limit: int) -> list[int]:
@@ -138,11 +136,7 @@ def chunks_exact_search(*, vector: np.ndarray, model_key: str, limit: int) -> li
         .order_by("distance")
         .values_list("chunk_id")[:limit]
     )
-    try:
-        sql, params = queryset.query.sql_with_params()
-    except EmptyResultSet:
-        return []
-    rows = _rows_with_local_settings({"enable_indexscan": "off", "enable_bitmapscan": "off"}, sql, params)
+    rows = _queryset_rows(queryset, {"enable_indexscan": "off", "enable_bitmapscan": "off"})
     return [chunk_id for (chunk_id,) in rows]
 
 
