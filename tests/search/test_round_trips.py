@@ -20,7 +20,7 @@ from core.providers.embeddings import embedding_provider_get
 from ingestion.models import Source
 from ingestion.services import ingestion_run_create, ingestion_run_execute
 from zolsearch.search import selectors
-from zolsearch.search.config import pipeline_config_default, pipeline_config_live
+from zolsearch.search.config import embedding_model_indexed_live, pipeline_config_default, pipeline_config_live
 from zolsearch.search.models import Answer, PipelineFlag
 from zolsearch.search.pipeline import SearchRequest
 from zolsearch.search.services import answer_stored, pipeline_flag_set, search_answer
@@ -157,3 +157,24 @@ def test_live_configuration_is_held_for_its_maximum_age(settings: Any) -> None:
         assert pipeline_config_live().top_k == 4
     settings.PIPELINE_CONFIG_MAX_AGE_S = 0
     assert pipeline_config_live().top_k == pipeline_config_default().top_k == 4
+
+
+def test_index_probe_held_once_positive(cdc: None, settings: Any) -> None:
+    """GIVEN an index with vectors of the query model WHEN the probe is asked twice in autocommit
+    THEN only the first asks the database; a model without vectors is asked every time (never
+    held), and inside a transaction or with a maximum age of 0 it is asked every time."""
+    settings.PIPELINE_CONFIG_MAX_AGE_S = 60
+    key = embedding_provider_get().key
+    with CaptureQueriesContext(connection) as queries:
+        assert embedding_model_indexed_live(model_key=key)
+        assert embedding_model_indexed_live(model_key=key)
+        assert not embedding_model_indexed_live(model_key="no-such-model")
+        assert not embedding_model_indexed_live(model_key="no-such-model")
+    assert len(queries.captured_queries) == 3, queries.captured_queries
+    with transaction.atomic(), CaptureQueriesContext(connection) as queries:
+        assert embedding_model_indexed_live(model_key=key)
+    assert len(queries.captured_queries) == 1
+    settings.PIPELINE_CONFIG_MAX_AGE_S = 0
+    with CaptureQueriesContext(connection) as queries:
+        assert embedding_model_indexed_live(model_key=key)
+    assert len(queries.captured_queries) == 1

@@ -14,7 +14,7 @@ import time
 
 from core.providers.embeddings import EmbeddingModelMismatch, embedding_provider_get
 from zolsearch.search import selectors
-from zolsearch.search.config import PipelineConfig
+from zolsearch.search.config import PipelineConfig, embedding_model_indexed_live
 from zolsearch.search.stages.base import SearchRequest, SearchState, Stage, Stop, StopPipeline
 from zolsearch.search.stages.cache import SemanticCacheStage
 from zolsearch.search.stages.compose import ComposeStage
@@ -90,7 +90,7 @@ def pipeline_run(*, request: SearchRequest, config: PipelineConfig) -> SearchSta
     """
     request.question = question_validate(request.question)
     provider = embedding_provider_get(config.embedding_model)
-    if not selectors.embedding_model_indexed(model_key=provider.key):
+    if not embedding_model_indexed_live(model_key=provider.key):
         indexed = selectors.embedding_models_indexed()
         if indexed:
             raise EmbeddingModelMismatch(
