@@ -4,13 +4,16 @@ the output guard, the AI disclosure, and replies entirely in the asker's languag
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from ninja.testing import TestClient
 
 from core.observability import GUARD_FAILURES_TOTAL
+from core.providers.embeddings import embedding_provider_get
 from taxonomy.services import sample_hospital_load
 from tests.chat_server import HTTP_500, SLOW, ChatServer
 from zolsearch.search.api import router
@@ -19,7 +22,7 @@ from zolsearch.search.contract import Outcome, RefusalReason
 from zolsearch.search.messages import disclosure_line, fallback_message, red_flag_message, refusal_message
 from zolsearch.search.models import Answer
 from zolsearch.search.pipeline import SearchRequest
-from zolsearch.search.safety.guard import output_guard_decide
+from zolsearch.search.safety.guard import input_guard_decide, output_guard_decide
 from zolsearch.search.safety.redflags import red_flag_detect
 from zolsearch.search.selectors import answer_trace
 from zolsearch.search.services import search_answer
@@ -324,3 +327,30 @@ def test_the_red_flag_model_routes_an_emergency_the_rules_miss() -> None:
 def test_the_red_flag_model_leaves_ordinary_questions_alone(question: str) -> None:
     answer = search_answer(request=SearchRequest(question=question))[1]
     assert answer.outcome != Outcome.RED_FLAG
+
+
+HOSPITAL_NL_QUESTIONS = (
+    Path(__file__).resolve().parents[2].parent / "shared" / "data" / "hospital-nl" / "questions.jsonl"
+)
+
+
+def test_real_hospital_questions_pass_the_guard() -> None:
+    """GIVEN the 111 real patient questions of ``shared/data/hospital-nl`` (parking, visits,
+    admission, invoices, rights, procedures; all to be answered, read in place) WHEN the offline
+    input guard decides at the default threshold THEN at most 2 are refused (17 were, before the
+    guard learnt from query understanding's labelled practical questions; docs/EVALUATION.md,
+    "Safety"), among them neither the lost parking ticket nor the complaint about one's care."""
+    provider = embedding_provider_get()
+    rows = [json.loads(line) for line in HOSPITAL_NL_QUESTIONS.read_text(encoding="utf-8").splitlines() if line]
+    vectors = provider.embed_queries([r["question"] for r in rows])
+    threshold = pipeline_config_default().guard_threshold
+    refused = {
+        r["question"]: decision.label
+        for r, vector in zip(rows, vectors, strict=True)
+        if (
+            decision := input_guard_decide(text=r["question"], vector=vector, provider=provider, threshold=threshold)
+        ).refused
+    }
+    assert len(refused) <= 2, refused
+    assert "parkeerticket kwijt uz gent wat moet ik doen" not in refused
+    assert "how do I file a complaint about my care at the hospital" not in refused

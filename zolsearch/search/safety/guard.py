@@ -9,8 +9,11 @@
   labelled examples kept in the repository (:data:`TRAINING_FILES`): the project's hand-written
   ``data/safety/guard-examples.jsonl`` (medical_advice / harmful / out_of_scope / allowed in
   Dutch, English, French), the MedSafetyBench requests that are *not* in the
-  ``medsafetybench`` golden set (harmful; Han et al., NeurIPS 2024, MIT) and the questions of
-  the ``medquad-dev`` golden set (allowed; never the held-out set). Its measured accuracy is in
+  ``medsafetybench`` golden set (harmful; Han et al., NeurIPS 2024, MIT), the questions of
+  the ``medquad-dev`` golden set (allowed; never the held-out set) and query understanding's
+  hand-written labelled messages (``data/understanding/labelled.jsonl``: individual advice or
+  allowed by their intent, :data:`INTENT_LABELS`; the hospital's practical, routing and
+  complaint questions the guard had too few of). Its measured accuracy is in
   ``docs/EVALUATION.md`` (``benchmarks/safety.py``).
 - A safety model (``GUARD_MODEL``/``GUARD_BASE_URL``, Llama Guard 3 or another): S6
   (specialised advice) → medical advice, any other hazard → harmful. When the endpoint fails the
@@ -58,7 +61,16 @@ def _data_dir() -> Path:
     return Path(settings.BASE_DIR) / "data"
 
 
-TRAINING_FILES = ("safety/guard-seed.jsonl", "safety/medsafetybench-train.jsonl", "golden/medquad-dev.jsonl")
+TRAINING_FILES = (
+    "safety/guard-seed.jsonl",
+    "safety/medsafetybench-train.jsonl",
+    "golden/medquad-dev.jsonl",
+    "understanding/labelled.jsonl",
+)
+# Query understanding's intent → the guard's label, for the rows of ``understanding/labelled.jsonl``:
+# a request for a decision about one's own body is individual advice; every other intent (practical
+# information, routing, doctors, complaints, conditions, treatments, general) is a question to answer.
+INTENT_LABELS = {"medical_advice_request": RefusalReason.MEDICAL_ADVICE.value}
 
 # Exact rules: instructions aimed at the system rather than a question (prompt injection).
 _INJECTION = re.compile(
@@ -112,7 +124,10 @@ def guard_examples() -> list[GuardExample]:
                 continue
             row = json.loads(line)
             text = row.get("text") or row.get("question") or ""
-            label = row.get("label", ALLOWED if "question" in row and not row.get("must_refuse") else "")
+            if "intent" in row:
+                label = INTENT_LABELS.get(row["intent"], ALLOWED)
+            else:
+                label = row.get("label", ALLOWED if "question" in row and not row.get("must_refuse") else "")
             if label not in LABELS:
                 raise ValueError(f"{path}:{number}: unknown guard label {label!r}")
             examples.append(GuardExample(text=text, label=label, language=row.get("language", ""), source=relative))

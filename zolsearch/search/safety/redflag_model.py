@@ -8,7 +8,8 @@ not mark the question informational, past or hypothetical.
 Model: :class:`~zolsearch.search.safety.guard.GuardClassifier` (logistic regression over the
 query vector ⊕ TF-IDF character n-grams) with labels emergency / urgent / poison / suicide /
 none, trained in-process on first use from the red-flag development sets and, as negatives,
-the guard's allowed examples and the ``medquad-dev`` questions (:data:`TRAINING`). A label
+the guard's allowed examples, the ``medquad-dev`` questions and query understanding's labelled
+messages other than advice requests (:data:`TRAINING`). A label
 routes when its probability is at least the config's ``red_flag_model_threshold``.
 """
 
@@ -32,12 +33,13 @@ logger = logging.getLogger(__name__)
 
 NONE = "none"
 # (file under data/, how to read a row's label): red-flag sets keep their label; the others
-# are ordinary questions (negatives).
+# are ordinary questions (negatives; of the labelled messages, those that do not ask advice).
 TRAINING = (
     ("safety/red-flags.jsonl", "label"),
     ("safety/red-flags-holdout.jsonl", "label"),
     ("safety/guard-seed.jsonl", "allowed-only"),
     ("golden/medquad-dev.jsonl", "question"),
+    ("understanding/labelled.jsonl", "intent-not-advice"),
 )
 
 
@@ -56,6 +58,9 @@ def red_flag_examples() -> tuple[list[str], list[str]]:
                 labels.append(row["label"])
             elif kind == "allowed-only" and row["label"] == "allowed":
                 texts.append(row["text"])
+                labels.append(NONE)
+            elif kind == "intent-not-advice" and row["intent"] != "medical_advice_request":
+                texts.append(row["text"])  # an advice request may be a red flag: not a negative
                 labels.append(NONE)
             elif kind == "question":
                 texts.append(row["question"])
