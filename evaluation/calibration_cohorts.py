@@ -44,7 +44,7 @@ from evaluation.metrics.criteria import FAITHFULNESS_PASS, RELEVANCY_FLOOR, RELE
 from evaluation.metrics.retrieval import RELEVANT_GRADE, url_grade
 from evaluation.models import EvaluationResult, EvaluationRun, Judgement
 from ingestion.models import Chunk
-from zolsearch.search.gate import CONTEXT_WEIGHT, Subject, site_disagrees, subject_disagrees
+from zolsearch.search.gate import CONTEXT_WEIGHT, Subject, site_disagrees, subject_disagrees, terms_disagree
 from zolsearch.search.models import Answer
 from zolsearch.search.selectors import answer_material
 from zolsearch.search.sites import SiteMatcher, index_site_labels
@@ -74,6 +74,8 @@ class LanguageCohorts:
     focus_mismatch: dict[str, list[bool]] = field(default_factory=dict)
     # the same for the site agreement
     site_mismatch: dict[str, list[bool]] = field(default_factory=dict)
+    # the same for the term agreement
+    term_mismatch: dict[str, list[bool]] = field(default_factory=dict)
     # rotated drafts left out of ``unrelated``: they cite a page relevant to the question put to them
     rotated_on_topic: int = 0
 
@@ -104,6 +106,7 @@ class LanguageCohorts:
             context_weight=w,
             focus_mismatch={k: list(v) for k, v in self.focus_mismatch.items()},
             site_mismatch={k: list(v) for k, v in self.site_mismatch.items()},
+            term_mismatch={k: list(v) for k, v in self.term_mismatch.items()},
             rotated_on_topic=self.rotated_on_topic,
         )
 
@@ -131,6 +134,7 @@ class _Draft:
     candidates: tuple[Subject, ...] = ()  # its candidate pages
     cited: tuple[Subject, ...] = ()  # the pages the draft cites
     cited_urls: tuple[str, ...] = ()  # their web addresses
+    cited_languages: tuple[str, ...] = ()  # their chunks' languages
     expected_urls: tuple[str, ...] = ()  # the golden question's relevant pages ("" none known)
 
     def answers_from_a_relevant_page(self, other: _Draft) -> bool:
@@ -149,14 +153,15 @@ class _FocusView:
         ids |= {int(i) for a in answers for i in ((a.trace or {}).get("cited_chunk_ids") or [])}
         rows = list(
             Chunk.objects.filter(id__in=ids).values_list(
-                "id", "document__metadata", "document__url", "document__source__priority"
+                "id", "document__metadata", "document__url", "document__source__priority", "language"
             )
         )
         self.subjects = {
             chunk_id: Subject.of(metadata or {}, url=url, own=priority > 0)
-            for chunk_id, metadata, url, priority in rows
+            for chunk_id, metadata, url, priority, _language in rows
         }
-        self.urls = {chunk_id: url or "" for chunk_id, _metadata, url, _priority in rows}
+        self.urls = {chunk_id: url or "" for chunk_id, _metadata, url, _priority, _language in rows}
+        self.languages = {chunk_id: language or "" for chunk_id, _metadata, _url, _priority, language in rows}
         self.sites = index_site_labels()
 
     def site_mismatch(
@@ -178,6 +183,10 @@ class _FocusView:
         candidates = tuple(self.subjects.get(int(r["chunk_id"]), none) for r in rows if "chunk_id" in r)
         cited = tuple(self.subjects.get(int(i), none) for i in (trace.get("cited_chunk_ids") or []))
         return focus, str(understanding.get("qtype") or ""), candidates, cited
+
+    def cited_languages(self, answer: Answer) -> tuple[str, ...]:
+        """The languages of the chunks ``answer``'s draft cites ("" when unknown)."""
+        return tuple(self.languages.get(int(i), "") for i in ((answer.trace or {}).get("cited_chunk_ids") or []))
 
     def cited_urls(self, answer: Answer) -> tuple[str, ...]:
         """The web addresses of the pages ``answer``'s draft cites (blank ones skipped)."""
@@ -254,6 +263,7 @@ def gate_cohorts_from_answers(
         if answer.pk in labelled:
             cohort._add("reviewed_good" if labelled[answer.pk] else "reviewed_bad", score, pair)
         judgement = judgements.get(answer.pk)
+        material = answer_material(answer=answer)
         if judgement is not None and judgement.faithfulness is not None and judgement.relevancy is not None:
             if judgement.faithfulness >= FAITHFULNESS_PASS and judgement.relevancy >= RELEVANCY_PASS:
                 cohort._add("related", score, pair)
@@ -262,9 +272,15 @@ def gate_cohorts_from_answers(
                 cohort.focus_mismatch.setdefault("related", []).append(mismatch)
                 other_site = view.site_mismatch(answer.question, answer.language, candidates, cited)
                 cohort.site_mismatch.setdefault("related", []).append(other_site)
+                no_terms = material is not None and terms_disagree(
+                    answer.question,
+                    material.text,
+                    language=answer.language,
+                    draft_languages=view.cited_languages(answer),
+                )
+                cohort.term_mismatch.setdefault("related", []).append(no_terms)
             elif judgement.relevancy < RELEVANCY_FLOOR:
                 cohort._add("judged_off_topic", score, pair)
-        material = answer_material(answer=answer)
         if material is None or "context_alignment" not in gate or "semantic_similarity" not in gate:
             continue
         drafts[answer.language].append(
@@ -282,6 +298,7 @@ def gate_cohorts_from_answers(
                 candidates=candidates,
                 cited=cited,
                 cited_urls=view.cited_urls(answer),
+                cited_languages=view.cited_languages(answer),
                 expected_urls=tuple((expected_urls or {}).get(answer.pk, ())),
             )
         )
@@ -311,5 +328,9 @@ def gate_cohorts_from_answers(
         ]
         cohort.site_mismatch["unrelated"] = [
             view.site_mismatch(j.question, j.language, j.candidates, i.cited) for i, j, _c in pairs
+        ]
+        cohort.term_mismatch["unrelated"] = [
+            terms_disagree(j.question, i.text, language=j.language, draft_languages=i.cited_languages)
+            for i, j, _c in pairs
         ]
     return dict(cohorts)

@@ -403,6 +403,7 @@ def calibration_check(
     context_weights: Mapping[str, float],
     focus_check: bool = False,
     site_check: bool = False,
+    term_check: bool = False,
 ) -> list[dict[str, Any]]:
     """What a gate would have done to the drafts of each of ``runs`` (held-out runs, never
     used to choose it): per run and question language, the share of judge-approved drafts it
@@ -414,8 +415,10 @@ def calibration_check(
     draft the focus agreement refuses counts as refused whatever its score
     (:func:`zolsearch.search.gate.subject_disagrees`, recorded per draft in the cohorts);
     ``site_check`` (the live ``gate_site_check``): the same for the site agreement
-    (:func:`zolsearch.search.gate.site_disagrees`). Rows:
-    ``run``, ``set``, ``language``, ``threshold``, ``context_weight``, ``focus_check``, ``site_check``, ``good``
+    (:func:`zolsearch.search.gate.site_disagrees`); ``term_check`` (the live ``gate_term_check``):
+    the same for the term agreement (:func:`zolsearch.search.gate.terms_disagree`). Rows:
+    ``run``, ``set``, ``language``, ``threshold``, ``context_weight``, ``focus_check``, ``site_check``,
+    ``term_check``, ``good``
     and ``off_topic`` (cohort sizes), ``rotated_on_topic`` (rotated drafts left out: they cite a
     page relevant to the question put to them), ``good_refused`` and ``off_topic_refused`` (shares in
     [0, 1]; None for an empty cohort), ``met``. Creates no
@@ -433,7 +436,11 @@ def calibration_check(
             def refused(name: str, t: float = threshold, cohort: LanguageCohorts = scored) -> float | None:
                 scores: list[float] = getattr(cohort, name)
                 flags = [False] * len(scores)
-                for on, mismatch in ((focus_check, cohort.focus_mismatch), (site_check, cohort.site_mismatch)):
+                for on, mismatch in (
+                    (focus_check, cohort.focus_mismatch),
+                    (site_check, cohort.site_mismatch),
+                    (term_check, cohort.term_mismatch),
+                ):
                     found = mismatch.get(name, []) if on else []
                     if found and len(found) != len(scores):
                         raise ValueError(f"{name}: {len(found)} agreement flags for {len(scores)} scores")
@@ -451,6 +458,7 @@ def calibration_check(
                     "context_weight": weight if cohort.reweighable else cohort.context_weight,
                     "focus_check": focus_check,
                     "site_check": site_check,
+                    "term_check": term_check,
                     "good": len(scored.related),
                     "good_refused": good,
                     "off_topic": len(scored.unrelated),

@@ -340,18 +340,23 @@ def test_the_check_reports_what_the_live_gate_refuses_of_held_out_drafts(evaluat
     # refuses counts as refused whatever its score.
     assert len(cohort.focus_mismatch["related"]) == len(cohort.related)
     assert len(cohort.focus_mismatch["unrelated"]) == len(cohort.unrelated)
-    (focused,) = [
-        r
-        for r in calibration_check(
-            runs=[evaluated_run],
-            model_key=MODEL,
-            thresholds=config.gate_thresholds_by_language,
-            default_threshold=config.gate_threshold,
-            context_weights=config.gate_context_weights_by_language,
-            focus_check=True,
-        )
-        if r["language"] == "en"
-    ]
+
+    def english_checked(**checks: bool) -> dict[str, object]:
+        (row,) = [
+            r
+            for r in calibration_check(
+                runs=[evaluated_run],
+                model_key=MODEL,
+                thresholds=config.gate_thresholds_by_language,
+                default_threshold=config.gate_threshold,
+                context_weights=config.gate_context_weights_by_language,
+                **checks,
+            )
+            if r["language"] == "en"
+        ]
+        return row
+
+    focused = english_checked(focus_check=True)
     flagged = cohort.focus_mismatch["unrelated"]
     assert focused["focus_check"] and focused["off_topic_refused"] == pytest.approx(
         sum(s < 0.70 or f for s, f in zip(scored.unrelated, flagged, strict=True)) / len(flagged), abs=1e-4
@@ -360,6 +365,15 @@ def test_the_check_reports_what_the_live_gate_refuses_of_held_out_drafts(evaluat
     # priority: it never fires here, see tests/search/test_sites.py for the hospital pages).
     assert len(cohort.site_mismatch["unrelated"]) == len(cohort.unrelated)
     assert not any(cohort.site_mismatch["unrelated"]) and not any(cohort.site_mismatch["related"])
+    # The term agreement too: with it on, a draft that shares no word with its question counts
+    # as refused whatever its score.
+    assert len(cohort.term_mismatch["related"]) == len(cohort.related)
+    assert len(cohort.term_mismatch["unrelated"]) == len(cohort.unrelated)
+    termed = english_checked(term_check=True)
+    no_terms = cohort.term_mismatch["unrelated"]
+    assert termed["term_check"] and termed["off_topic_refused"] == pytest.approx(
+        sum(s < 0.70 or f for s, f in zip(scored.unrelated, no_terms, strict=True)) / len(no_terms), abs=1e-4
+    )
     # A stricter gate refuses at least as much of both cohorts.
     (strict,) = calibration_check(
         runs=[evaluated_run], model_key=MODEL, thresholds={"en": 0.9}, default_threshold=0.9, context_weights={}
@@ -372,7 +386,7 @@ def test_the_check_reports_what_the_live_gate_refuses_of_held_out_drafts(evaluat
     call_command("calibrate", "--check", "--set", "calibration-dev")
     out = capsys.readouterr().out
     assert (
-        f"run {evaluated_run.pk} calibration-dev en: threshold 0.70, w 0.7, focus check, site check; "
+        f"run {evaluated_run.pk} calibration-dev en: threshold 0.70, w 0.7, focus check, site check, term check; "
         "judge-approved refused" in out
     )
     assert Calibration.objects.count() == before

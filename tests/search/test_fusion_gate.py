@@ -9,7 +9,7 @@ import pytest
 
 from core.text import sentences_split
 from zolsearch.search.fusion import rrf_fuse
-from zolsearch.search.gate import gate_score
+from zolsearch.search.gate import gate_score, terms_disagree
 
 
 def test_rrf_scores_and_order_by_hand() -> None:
@@ -131,3 +131,37 @@ def test_site_disagrees_by_hand() -> None:
     assert not site_disagrees(names, candidates=[azdelta, medquad], cited=[azdelta])  # its page was not found
     assert not site_disagrees(lambda labels: False, candidates=candidates, cited=[azdelta])  # names no hospital
     assert not site_disagrees(names, candidates=candidates, cited=[])
+
+
+@pytest.mark.parametrize(
+    ("language", "question", "draft", "cited", "disagrees"),
+    [
+        # off-topic drafts of hospital-nl's rotated cohort that the local judge approved: no word
+        # of the question but the hospital's own ("ziekenhuis") and modal verbs ("mag")
+        (
+            "nl",
+            "wanneer krijg ik de faktuur van het ziekenhuis",
+            "De ambulanceverpleegkundige beslist dan of u met de ambulance naar het ziekenhuis wordt vervoerd.",
+            ["nl"],
+            True,
+        ),
+        (
+            "nl",
+            "Is er een cafetaria in het ziekenhuis?",
+            "Uw behandelende arts deelt u mee wanneer u het ziekenhuis mag verlaten. U mag zelf niet autorijden.",
+            ["nl", "nl"],
+            True,
+        ),
+        # a shared content word (Snowball stems: "bezoek" / "Bezoek")
+        ("nl", "tot hoe laat mag ik op bezoek", "Bezoek is welkom tussen 14 en 20 uur.", ["nl"], False),
+        ("en", "How do I file a complaint?", "You can file a complaint with the ombudsman.", ["en"], False),
+        # a draft from a page in another language, or from no known page: left to the cosines
+        ("nl", "wat zijn de symptomen van astma", "Asthma symptoms include wheezing.", ["en"], False),
+        ("nl", "wat zijn de symptomen van astma", "Piepende ademhaling.", ["nl", "en"], False),
+        ("nl", "wat zijn de symptomen van astma", "Piepende ademhaling.", [], False),
+        # nothing but generic words asked: nothing to disagree with
+        ("nl", "mag ik naar het ziekenhuis komen", "Het bezoek is beperkt.", ["nl"], False),
+    ],
+)
+def test_terms_disagree_by_hand(language: str, question: str, draft: str, cited: list[str], disagrees: bool) -> None:
+    assert terms_disagree(question, draft, language=language, draft_languages=cited) is disagrees

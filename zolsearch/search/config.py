@@ -59,6 +59,9 @@ class PipelineConfig(BaseModel):
     - ``gate_site_check``: the gate also refuses a draft whose cited pages are all other
       hospitals' own pages when the question names a hospital one of whose pages is a
       candidate (:func:`zolsearch.search.gate.site_disagrees`).
+    - ``gate_term_check``: the gate also refuses a draft written from pages in the question's
+      language that shares no content word stem with the question
+      (:func:`zolsearch.search.gate.terms_disagree`).
     - ``gate_threshold``: pass when the gate score ≥ it (cosine scale, [-1, 1]);
       ``gate_thresholds_by_language``: the calibrated threshold of the question's language
       (the active calibration rows, ``manage.py calibrate``; a fresh install starts from
@@ -181,6 +184,7 @@ class PipelineConfig(BaseModel):
     gate_enabled: bool = True
     gate_focus_check: bool = True
     gate_site_check: bool = True
+    gate_term_check: bool = True
     generator: str = "extractive"
     llm_model: str = ""
     hnsw_ef_search: int = Field(default=200, ge=1)

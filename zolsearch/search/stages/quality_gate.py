@@ -11,7 +11,14 @@ from ingestion.chunking import chunk_sentences, sentences_digest
 from zolsearch.search import selectors
 from zolsearch.search.contract import Outcome
 from zolsearch.search.filco import kept_vector
-from zolsearch.search.gate import CONTEXT_WEIGHT, Subject, gate_score, site_disagrees, subject_disagrees
+from zolsearch.search.gate import (
+    CONTEXT_WEIGHT,
+    Subject,
+    gate_score,
+    site_disagrees,
+    subject_disagrees,
+    terms_disagree,
+)
 from zolsearch.search.generation import CITATION_MARK, answer_plain
 from zolsearch.search.sites import SiteMatcher, index_site_labels
 from zolsearch.search.stages.base import SearchState, Stage, StopPipeline
@@ -100,6 +107,17 @@ def draft_site_disagrees(state: SearchState) -> bool:
     )
 
 
+def draft_terms_disagree(state: SearchState) -> bool:
+    """:func:`zolsearch.search.gate.terms_disagree` of the question as asked and the draft's
+    retrieved part (what the gate scores), in the question's language, given the languages of
+    the chunks the draft cites. False without a draft."""
+    if state.draft is None:
+        return False
+    languages = [state.chunks[i].language or state.language for i in state.draft.cited_chunk_ids if i in state.chunks]
+    text = answer_plain(state.documents_text or state.draft.text)
+    return terms_disagree(state.question, text, language=state.language, draft_languages=languages)
+
+
 class GateStage(Stage):
     """Fast quality gate: w·cos(answer, context) + (1 − w)·cos(question, answer) ≥ threshold.
 
@@ -111,7 +129,9 @@ class GateStage(Stage):
     text before graph facts were pinned). With ``gate_focus_check``, a draft about another
     condition than the one the question names is refused whatever its score
     (:func:`draft_subject_disagrees`); with ``gate_site_check``, a draft from other hospitals'
-    pages than the one the question names (:func:`draft_site_disagrees`).
+    pages than the one the question names (:func:`draft_site_disagrees`); with
+    ``gate_term_check``, a draft in the question's language that shares no content word with it
+    (:func:`draft_terms_disagree`).
     """
 
     name = "gate"
@@ -139,12 +159,16 @@ class GateStage(Stage):
             state.gate = replace(state.gate, passed=False, focus_mismatch=True)
         if state.config.gate_site_check and draft_site_disagrees(state):
             state.gate = replace(state.gate, passed=False, site_mismatch=True)
+        if state.config.gate_term_check and draft_terms_disagree(state):
+            state.gate = replace(state.gate, passed=False, term_mismatch=True)
         if not state.gate.passed:
             state.trace.rejected_answer = state.draft.text
             if state.gate.focus_mismatch:
                 reason = "the answer is about another condition or question than the one asked"
             elif state.gate.site_mismatch:
                 reason = "the answer is from another hospital's pages than the one asked about"
+            elif state.gate.term_mismatch:
+                reason = "the answer shares no word with the question"
             else:
                 reason = "the answer did not pass the quality gate"
             raise StopPipeline(Outcome.GATE_REJECTED, reason)
