@@ -26,7 +26,8 @@ gate's focus agreement refuses it (:func:`zolsearch.search.gate.subject_disagree
 linked focus, question type and candidates from its answer's trace, the cited pages of the draft; for a rotated
 draft, question ``j``'s focus and candidates against draft ``i``'s cited pages), and whether its
 site agreement does (:func:`zolsearch.search.gate.site_disagrees`: the hospital the question
-names, the same way).
+names, the same way), and whether its term agreement does (:func:`zolsearch.search.gate.terms_disagree`:
+the question's words against the draft's, given the languages of the chunks the draft cites).
 """
 
 from __future__ import annotations

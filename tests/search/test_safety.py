@@ -354,3 +354,24 @@ def test_real_hospital_questions_pass_the_guard() -> None:
     assert len(refused) <= 2, refused
     assert "parkeerticket kwijt uz gent wat moet ik doen" not in refused
     assert "how do I file a complaint about my care at the hospital" not in refused
+
+
+def test_a_labelled_message_with_an_unknown_intent_stops_the_training(settings, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """GIVEN the guard's and the red-flag model's training files with one labelled message whose
+    intent is misspelled ("medical_advice") WHEN their examples are read THEN both raise a
+    ValueError naming it, instead of training the guard to allow advice requests."""
+    from zolsearch.search.safety.guard import TRAINING_FILES, guard_examples
+    from zolsearch.search.safety.redflag_model import TRAINING, red_flag_examples
+
+    real = Path(settings.BASE_DIR) / "data"
+    for relative in {*TRAINING_FILES, *(r for r, _ in TRAINING)}:
+        (tmp_path / "data" / relative).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / "data" / relative).write_text((real / relative).read_text(encoding="utf-8"), encoding="utf-8")
+    labelled = tmp_path / "data" / "understanding" / "labelled.jsonl"
+    row = {"text": "mag ik mijn dosis verdubbelen", "language": "nl", "intent": "medical_advice"}
+    labelled.write_text(labelled.read_text(encoding="utf-8") + json.dumps(row) + "\n", encoding="utf-8")
+    settings.BASE_DIR = tmp_path
+    with pytest.raises(ValueError, match="unknown intent 'medical_advice'"):
+        guard_examples()
+    with pytest.raises(ValueError, match="unknown intent 'medical_advice'"):
+        red_flag_examples()

@@ -47,7 +47,7 @@ from sklearn.linear_model import LogisticRegression
 from core.observability import GUARD_FAILURES_TOTAL
 from core.providers.embeddings import EmbeddingProvider
 from core.providers.guard import SPECIALISED_ADVICE, GuardUnavailable, safety_model_get
-from zolsearch.search.contract import RefusalReason
+from zolsearch.search.contract import Intent, RefusalReason
 from zolsearch.search.privacy import question_external
 from zolsearch.search.safety.redflags import fold
 
@@ -115,7 +115,8 @@ class GuardExample:
 
 def guard_examples() -> list[GuardExample]:
     """The labelled training examples (:data:`TRAINING_FILES`), in file order. Raises
-    ``FileNotFoundError`` when a file is missing and ``ValueError`` for an unknown label."""
+    ``FileNotFoundError`` when a file is missing and ``ValueError`` for an unknown label or
+    intent."""
     examples: list[GuardExample] = []
     for relative in TRAINING_FILES:
         path = _data_dir() / relative
@@ -125,6 +126,8 @@ def guard_examples() -> list[GuardExample]:
             row = json.loads(line)
             text = row.get("text") or row.get("question") or ""
             if "intent" in row:
+                if row["intent"] not in Intent.values:
+                    raise ValueError(f"{path}:{number}: unknown intent {row['intent']!r}")
                 label = INTENT_LABELS.get(row["intent"], ALLOWED)
             else:
                 label = row.get("label", ALLOWED if "question" in row and not row.get("must_refuse") else "")

@@ -25,7 +25,7 @@ import numpy as np
 from django.conf import settings
 
 from core.providers.embeddings import EmbeddingProvider
-from zolsearch.search.contract import RED_FLAG_NUMBERS, RedFlagCategory
+from zolsearch.search.contract import RED_FLAG_NUMBERS, Intent, RedFlagCategory
 from zolsearch.search.safety.guard import GuardClassifier
 from zolsearch.search.safety.redflags import RedFlagHit
 
@@ -45,7 +45,8 @@ TRAINING = (
 
 def red_flag_examples() -> tuple[list[str], list[str]]:
     """``(texts, labels)`` of :data:`TRAINING`; labels in emergency, urgent, poison, suicide,
-    none. Raises ``FileNotFoundError`` for a missing file."""
+    none. Raises ``FileNotFoundError`` for a missing file and ``ValueError`` for a labelled
+    message with an unknown intent."""
     texts: list[str] = []
     labels: list[str] = []
     for relative, kind in TRAINING:
@@ -59,9 +60,12 @@ def red_flag_examples() -> tuple[list[str], list[str]]:
             elif kind == "allowed-only" and row["label"] == "allowed":
                 texts.append(row["text"])
                 labels.append(NONE)
-            elif kind == "intent-not-advice" and row["intent"] != "medical_advice_request":
-                texts.append(row["text"])  # an advice request may be a red flag: not a negative
-                labels.append(NONE)
+            elif kind == "intent-not-advice":
+                if row["intent"] not in Intent.values:
+                    raise ValueError(f"{relative}: unknown intent {row['intent']!r}")
+                if row["intent"] != Intent.MEDICAL_ADVICE_REQUEST:  # may be a red flag: not a negative
+                    texts.append(row["text"])
+                    labels.append(NONE)
             elif kind == "question":
                 texts.append(row["question"])
                 labels.append(NONE)

@@ -108,12 +108,14 @@ def draft_site_disagrees(state: SearchState) -> bool:
 
 
 def draft_terms_disagree(state: SearchState) -> bool:
-    """:func:`zolsearch.search.gate.terms_disagree` of the question as asked and the draft's
-    retrieved part (what the gate scores), in the question's language, given the languages of
-    the chunks the draft cites. False without a draft."""
+    """:func:`zolsearch.search.gate.terms_disagree` of the question (after follow-up
+    resolution) and the draft's retrieved part (what the gate scores), in the question's
+    language, given the languages of the chunks the draft cites ("" for a chunk not among the
+    candidates or without a language: unknown, so never refused by this rule). False without a
+    draft."""
     if state.draft is None:
         return False
-    languages = [state.chunks[i].language or state.language for i in state.draft.cited_chunk_ids if i in state.chunks]
+    languages = [(state.chunks[i].language or "") if i in state.chunks else "" for i in state.draft.cited_chunk_ids]
     text = answer_plain(state.documents_text or state.draft.text)
     return terms_disagree(state.question, text, language=state.language, draft_languages=languages)
 
