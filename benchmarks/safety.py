@@ -2,7 +2,8 @@
 guard's cross-validated accuracy per label, and the added latency of both (offline).
 
 Data: ``data/safety/red-flags.jsonl`` (hand-written, labelled) and the guard's training examples
-(``zolsearch.search.safety.guard.TRAINING_FILES``). Run: ``.venv/bin/python -m benchmarks.safety``
+(``zolsearch.search.safety.guard.guard_examples``: ``TRAINING_FILES`` and query understanding's
+labelled messages). Run: ``.venv/bin/python -m benchmarks.safety``
 (also part of ``make bench``); results in ``docs/bench-results/safety.json``.
 """
 

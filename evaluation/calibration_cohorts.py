@@ -157,12 +157,13 @@ class _FocusView:
                 "id", "document__metadata", "document__url", "document__source__priority", "language"
             )
         )
-        self.subjects = {
-            chunk_id: Subject.of(metadata or {}, url=url, own=priority > 0)
-            for chunk_id, metadata, url, priority, _language in rows
-        }
-        self.urls = {chunk_id: url or "" for chunk_id, _metadata, url, _priority, _language in rows}
-        self.languages = {chunk_id: language or "" for chunk_id, _metadata, _url, _priority, language in rows}
+        self.subjects: dict[int, Subject] = {}
+        self.urls: dict[int, str] = {}
+        self.languages: dict[int, str] = {}
+        for chunk_id, metadata, url, priority, language in rows:
+            self.subjects[chunk_id] = Subject.of(metadata or {}, url=url, own=priority > 0)
+            self.urls[chunk_id] = url or ""
+            self.languages[chunk_id] = language or ""
         self.sites = index_site_labels()
 
     def site_mismatch(
@@ -265,6 +266,7 @@ def gate_cohorts_from_answers(
             cohort._add("reviewed_good" if labelled[answer.pk] else "reviewed_bad", score, pair)
         judgement = judgements.get(answer.pk)
         material = answer_material(answer=answer)
+        cited_languages = view.cited_languages(answer)
         if judgement is not None and judgement.faithfulness is not None and judgement.relevancy is not None:
             if judgement.faithfulness >= FAITHFULNESS_PASS and judgement.relevancy >= RELEVANCY_PASS:
                 cohort._add("related", score, pair)
@@ -277,7 +279,7 @@ def gate_cohorts_from_answers(
                     answer.question,
                     material.text,
                     language=answer.language,
-                    draft_languages=view.cited_languages(answer),
+                    draft_languages=cited_languages,
                 )
                 cohort.term_mismatch.setdefault("related", []).append(no_terms)
             elif judgement.relevancy < RELEVANCY_FLOOR:
@@ -299,7 +301,7 @@ def gate_cohorts_from_answers(
                 candidates=candidates,
                 cited=cited,
                 cited_urls=view.cited_urls(answer),
-                cited_languages=view.cited_languages(answer),
+                cited_languages=cited_languages,
                 expected_urls=tuple((expected_urls or {}).get(answer.pk, ())),
             )
         )

@@ -362,13 +362,15 @@ def test_a_labelled_message_with_an_unknown_intent_stops_the_training(settings, 
     ValueError naming it, instead of training the guard to allow advice requests."""
     from zolsearch.search.safety.guard import TRAINING_FILES, guard_examples
     from zolsearch.search.safety.redflag_model import TRAINING, red_flag_examples
+    from zolsearch.search.understanding import LABELLED_FILE
 
     real = Path(settings.BASE_DIR) / "data"
-    for relative in {*TRAINING_FILES, *(r for r, _ in TRAINING)}:
+    for relative in {*TRAINING_FILES, *(r for r, _ in TRAINING), LABELLED_FILE}:
         (tmp_path / "data" / relative).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / "data" / relative).write_text((real / relative).read_text(encoding="utf-8"), encoding="utf-8")
     labelled = tmp_path / "data" / "understanding" / "labelled.jsonl"
-    row = {"text": "mag ik mijn dosis verdubbelen", "language": "nl", "intent": "medical_advice"}
+    row = {"text": "mag ik mijn dosis verdubbelen", "language": "nl", "intent": "medical_advice", "qtype": "none"}
+    row["reduced"] = row["text"]
     labelled.write_text(labelled.read_text(encoding="utf-8") + json.dumps(row) + "\n", encoding="utf-8")
     settings.BASE_DIR = tmp_path
     with pytest.raises(ValueError, match="unknown intent 'medical_advice'"):

@@ -512,9 +512,10 @@ def pipeline_config_default() -> PipelineConfig:
 
 
 class _LiveConfig:
-    """The live configuration held per process (:func:`pipeline_config_live`); thread-safe. The
-    rows are read under the lock, as :class:`ingestion.selectors.IndexVersionedCache` reads, so
-    a :meth:`clear` waits for a read in progress and then discards it."""
+    """The live configuration held per process (:func:`pipeline_config_live`), and the embedding
+    models seen with vectors (:func:`embedding_model_indexed_live`); thread-safe. Both are read
+    under the lock, as :class:`ingestion.selectors.IndexVersionedCache` reads, so a
+    :meth:`clear` waits for a read in progress and then discards it."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
@@ -581,9 +582,8 @@ def embedding_model_indexed_live(*, model_key: str) -> bool:
 
 def pipeline_config_live_clear(**_signal: Any) -> None:
     """Forget this process's live configuration and the models seen indexed (no database
-    access): also the receiver of
-    Django's ``setting_changed`` (a test's settings override; in production settings change only
-    with a restart)."""
+    access): also the receiver of Django's ``setting_changed`` (a test's settings override; in
+    production settings change only with a restart)."""
     _live_config.clear()
 
 

@@ -26,8 +26,9 @@ hospital's room prices.
 **Term agreement** (:func:`terms_disagree`, flag ``gate_term_check``): a draft is also refused
 when it is written in the question's language and shares no content word (Snowball stem; stop
 words and the generic words of :data:`_GENERIC_WORDS` left out) with the question: "wanneer
-krijg ik de faktuur van het ziekenhuis" answered with an emergency page's ambulance paragraph. Drafts in another language than the question (a Dutch question
-answered from English MedQuAD pages) are left to the cosines.
+krijg ik de faktuur van het ziekenhuis" answered with an emergency page's ambulance paragraph.
+Drafts in another language than the question (a Dutch question answered from English MedQuAD
+pages) are left to the cosines.
 """
 
 from __future__ import annotations

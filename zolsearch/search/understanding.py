@@ -32,6 +32,7 @@ from django.conf import settings
 from core.jsonl import jsonl_objects
 from core.providers.embeddings import EmbeddingProvider
 from core.text import STOPWORDS, sentences_split, text_normalise
+from zolsearch.search.contract import Intent
 from zolsearch.search.safety.guard import GuardClassifier
 
 logger = logging.getLogger(__name__)
@@ -165,12 +166,15 @@ class LabelledQuery:
 def labelled_queries() -> list[LabelledQuery]:
     """The labelled understanding set (``data/understanding/labelled.jsonl``), in file order.
     Raises ``FileNotFoundError`` when it is missing and ``ValueError`` for a line that is not a
-    JSON object or an unknown qtype."""
+    JSON object, an unknown qtype or an unknown intent (the input guard and the red-flag model
+    learn from the intents too: a misspelled one would teach the guard to allow advice)."""
     path = Path(settings.BASE_DIR) / "data" / LABELLED_FILE
     rows = []
     for number, row in jsonl_objects(path):
         if row["qtype"] not in QTYPES:
             raise ValueError(f"{path}:{number}: unknown qtype {row['qtype']!r}")
+        if row["intent"] not in Intent.values:
+            raise ValueError(f"{path}:{number}: unknown intent {row['intent']!r}")
         rows.append(
             LabelledQuery(
                 text=str(row["text"]),

@@ -61,16 +61,12 @@ def _data_dir() -> Path:
     return Path(settings.BASE_DIR) / "data"
 
 
-TRAINING_FILES = (
-    "safety/guard-seed.jsonl",
-    "safety/medsafetybench-train.jsonl",
-    "golden/medquad-dev.jsonl",
-    "understanding/labelled.jsonl",
-)
-# Query understanding's intent → the guard's label, for the rows of ``understanding/labelled.jsonl``:
-# a request for a decision about one's own body is individual advice; every other intent (practical
-# information, routing, doctors, complaints, conditions, treatments, general) is a question to answer.
-INTENT_LABELS = {"medical_advice_request": RefusalReason.MEDICAL_ADVICE.value}
+TRAINING_FILES = ("safety/guard-seed.jsonl", "safety/medsafetybench-train.jsonl", "golden/medquad-dev.jsonl")
+# Query understanding's intent → the guard's label, for its labelled messages (read after
+# TRAINING_FILES): a request for a decision about one's own body is individual advice; every other
+# intent (practical information, routing, doctors, complaints, conditions, treatments, general) is a
+# question to answer.
+INTENT_LABELS = {Intent.MEDICAL_ADVICE_REQUEST.value: RefusalReason.MEDICAL_ADVICE.value}
 
 # Exact rules: instructions aimed at the system rather than a question (prompt injection).
 _INJECTION = re.compile(
@@ -114,9 +110,13 @@ class GuardExample:
 
 
 def guard_examples() -> list[GuardExample]:
-    """The labelled training examples (:data:`TRAINING_FILES`), in file order. Raises
-    ``FileNotFoundError`` when a file is missing and ``ValueError`` for an unknown label or
-    intent."""
+    """The labelled training examples: :data:`TRAINING_FILES` in file order, then query
+    understanding's labelled messages (:func:`zolsearch.search.understanding.labelled_queries`,
+    labelled by :data:`INTENT_LABELS`). Raises ``FileNotFoundError`` when a file is missing and
+    ``ValueError`` for an unknown label or intent."""
+    # understanding trains its classifiers with this module's GuardClassifier: imported here
+    from zolsearch.search.understanding import LABELLED_FILE, labelled_queries
+
     examples: list[GuardExample] = []
     for relative in TRAINING_FILES:
         path = _data_dir() / relative
@@ -125,15 +125,14 @@ def guard_examples() -> list[GuardExample]:
                 continue
             row = json.loads(line)
             text = row.get("text") or row.get("question") or ""
-            if "intent" in row:
-                if row["intent"] not in Intent.values:
-                    raise ValueError(f"{path}:{number}: unknown intent {row['intent']!r}")
-                label = INTENT_LABELS.get(row["intent"], ALLOWED)
-            else:
-                label = row.get("label", ALLOWED if "question" in row and not row.get("must_refuse") else "")
+            label = row.get("label", ALLOWED if "question" in row and not row.get("must_refuse") else "")
             if label not in LABELS:
                 raise ValueError(f"{path}:{number}: unknown guard label {label!r}")
             examples.append(GuardExample(text=text, label=label, language=row.get("language", ""), source=relative))
+    examples += [
+        GuardExample(text=q.text, label=INTENT_LABELS.get(q.intent, ALLOWED), language=q.language, source=LABELLED_FILE)
+        for q in labelled_queries()
+    ]
     return examples
 
 

@@ -28,25 +28,27 @@ from core.providers.embeddings import EmbeddingProvider
 from zolsearch.search.contract import RED_FLAG_NUMBERS, Intent, RedFlagCategory
 from zolsearch.search.safety.guard import GuardClassifier
 from zolsearch.search.safety.redflags import RedFlagHit
+from zolsearch.search.understanding import labelled_queries
 
 logger = logging.getLogger(__name__)
 
 NONE = "none"
 # (file under data/, how to read a row's label): red-flag sets keep their label; the others
-# are ordinary questions (negatives; of the labelled messages, those that do not ask advice).
+# are ordinary questions (negatives). Query understanding's labelled messages follow them.
 TRAINING = (
     ("safety/red-flags.jsonl", "label"),
     ("safety/red-flags-holdout.jsonl", "label"),
     ("safety/guard-seed.jsonl", "allowed-only"),
     ("golden/medquad-dev.jsonl", "question"),
-    ("understanding/labelled.jsonl", "intent-not-advice"),
 )
 
 
 def red_flag_examples() -> tuple[list[str], list[str]]:
-    """``(texts, labels)`` of :data:`TRAINING`; labels in emergency, urgent, poison, suicide,
-    none. Raises ``FileNotFoundError`` for a missing file and ``ValueError`` for a labelled
-    message with an unknown intent."""
+    """``(texts, labels)`` of :data:`TRAINING`, then of query understanding's labelled messages
+    that do not ask advice (:func:`zolsearch.search.understanding.labelled_queries`; an advice
+    request may be a red flag, so it is no negative); labels in emergency, urgent, poison,
+    suicide, none. Raises ``FileNotFoundError`` for a missing file and ``ValueError`` for a
+    labelled message with an unknown intent."""
     texts: list[str] = []
     labels: list[str] = []
     for relative, kind in TRAINING:
@@ -60,15 +62,13 @@ def red_flag_examples() -> tuple[list[str], list[str]]:
             elif kind == "allowed-only" and row["label"] == "allowed":
                 texts.append(row["text"])
                 labels.append(NONE)
-            elif kind == "intent-not-advice":
-                if row["intent"] not in Intent.values:
-                    raise ValueError(f"{relative}: unknown intent {row['intent']!r}")
-                if row["intent"] != Intent.MEDICAL_ADVICE_REQUEST:  # may be a red flag: not a negative
-                    texts.append(row["text"])
-                    labels.append(NONE)
             elif kind == "question":
                 texts.append(row["question"])
                 labels.append(NONE)
+    for query in labelled_queries():
+        if query.intent != Intent.MEDICAL_ADVICE_REQUEST:
+            texts.append(query.text)
+            labels.append(NONE)
     return texts, labels
 
 
