@@ -75,8 +75,9 @@ class LanguageCohorts:
     focus_mismatch: dict[str, list[bool]] = field(default_factory=dict)
     # the same for the site agreement
     site_mismatch: dict[str, list[bool]] = field(default_factory=dict)
-    # the same for the term agreement
+    # the same for the term agreement, and with its cross-lingual rule too (``gate_term_check_across``)
     term_mismatch: dict[str, list[bool]] = field(default_factory=dict)
+    term_mismatch_across: dict[str, list[bool]] = field(default_factory=dict)
     # rotated drafts left out of ``unrelated``: they cite a page relevant to the question put to them
     rotated_on_topic: int = 0
 
@@ -108,6 +109,7 @@ class LanguageCohorts:
             focus_mismatch={k: list(v) for k, v in self.focus_mismatch.items()},
             site_mismatch={k: list(v) for k, v in self.site_mismatch.items()},
             term_mismatch={k: list(v) for k, v in self.term_mismatch.items()},
+            term_mismatch_across={k: list(v) for k, v in self.term_mismatch_across.items()},
             rotated_on_topic=self.rotated_on_topic,
         )
 
@@ -136,6 +138,7 @@ class _Draft:
     cited: tuple[Subject, ...] = ()  # the pages the draft cites
     cited_urls: tuple[str, ...] = ()  # their web addresses
     cited_languages: tuple[str, ...] = ()  # their chunks' languages
+    searched: str = ""  # the words understanding added to the question's search (:func:`_searched`)
     expected_urls: tuple[str, ...] = ()  # the golden question's relevant pages ("" none known)
 
     def answers_from_a_relevant_page(self, other: _Draft) -> bool:
@@ -194,6 +197,13 @@ class _FocusView:
         """The web addresses of the pages ``answer``'s draft cites (blank ones skipped)."""
         urls = (self.urls.get(int(i), "") for i in ((answer.trace or {}).get("cited_chunk_ids") or []))
         return tuple(u for u in urls if u)
+
+
+def _searched(answer: Answer) -> str:
+    """The words understanding added to ``answer``'s search (its trace's ``expanded``, "; "
+    between additions), as the live gate's cross-lingual term agreement reads them."""
+    understanding = (answer.trace or {}).get("understanding") or {}
+    return str(understanding.get("expanded") or "").replace(";", " ")
 
 
 def answers_of_runs(*, runs: Sequence[EvaluationRun]) -> list[int]:
@@ -275,13 +285,16 @@ def gate_cohorts_from_answers(
                 cohort.focus_mismatch.setdefault("related", []).append(mismatch)
                 other_site = view.site_mismatch(answer.question, answer.language, candidates, cited)
                 cohort.site_mismatch.setdefault("related", []).append(other_site)
-                no_terms = material is not None and terms_disagree(
-                    answer.question,
-                    material.text,
-                    language=answer.language,
-                    draft_languages=cited_languages,
-                )
-                cohort.term_mismatch.setdefault("related", []).append(no_terms)
+                for across, found in ((False, cohort.term_mismatch), (True, cohort.term_mismatch_across)):
+                    no_terms = material is not None and terms_disagree(
+                        answer.question,
+                        material.text,
+                        language=answer.language,
+                        draft_languages=cited_languages,
+                        searched=_searched(answer),
+                        across=across,
+                    )
+                    found.setdefault("related", []).append(no_terms)
             elif judgement.relevancy < RELEVANCY_FLOOR:
                 cohort._add("judged_off_topic", score, pair)
         if material is None or "context_alignment" not in gate or "semantic_similarity" not in gate:
@@ -302,6 +315,7 @@ def gate_cohorts_from_answers(
                 cited=cited,
                 cited_urls=view.cited_urls(answer),
                 cited_languages=cited_languages,
+                searched=_searched(answer),
                 expected_urls=tuple((expected_urls or {}).get(answer.pk, ())),
             )
         )
@@ -332,8 +346,16 @@ def gate_cohorts_from_answers(
         cohort.site_mismatch["unrelated"] = [
             view.site_mismatch(j.question, j.language, j.candidates, i.cited) for i, j, _c in pairs
         ]
-        cohort.term_mismatch["unrelated"] = [
-            terms_disagree(j.question, i.text, language=j.language, draft_languages=i.cited_languages)
-            for i, j, _c in pairs
-        ]
+        for across, found in ((False, cohort.term_mismatch), (True, cohort.term_mismatch_across)):
+            found["unrelated"] = [
+                terms_disagree(
+                    j.question,
+                    i.text,
+                    language=j.language,
+                    draft_languages=i.cited_languages,
+                    searched=j.searched,
+                    across=across,
+                )
+                for i, j, _c in pairs
+            ]
     return dict(cohorts)

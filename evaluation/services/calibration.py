@@ -404,6 +404,7 @@ def calibration_check(
     focus_check: bool = False,
     site_check: bool = False,
     term_check: bool = False,
+    term_check_across: bool = False,
 ) -> list[dict[str, Any]]:
     """What a gate would have done to the drafts of each of ``runs`` (held-out runs, never
     used to choose it): per run and question language, the share of judge-approved drafts it
@@ -416,9 +417,10 @@ def calibration_check(
     (:func:`zolsearch.search.gate.subject_disagrees`, recorded per draft in the cohorts);
     ``site_check`` (the live ``gate_site_check``): the same for the site agreement
     (:func:`zolsearch.search.gate.site_disagrees`); ``term_check`` (the live ``gate_term_check``):
-    the same for the term agreement (:func:`zolsearch.search.gate.terms_disagree`). Rows:
+    the same for the term agreement (:func:`zolsearch.search.gate.terms_disagree`), with its
+    cross-lingual rule when ``term_check_across`` (the live ``gate_term_check_across``) too. Rows:
     ``run``, ``set``, ``language``, ``threshold``, ``context_weight``, ``focus_check``, ``site_check``,
-    ``term_check``, ``good``
+    ``term_check``, ``term_check_across``, ``good``
     and ``off_topic`` (cohort sizes), ``rotated_on_topic`` (rotated drafts left out: they cite a
     page relevant to the question put to them), ``good_refused`` and ``off_topic_refused`` (shares in
     [0, 1]; None for an empty cohort), ``met``. Creates no
@@ -439,7 +441,7 @@ def calibration_check(
                 for on, mismatch in (
                     (focus_check, cohort.focus_mismatch),
                     (site_check, cohort.site_mismatch),
-                    (term_check, cohort.term_mismatch),
+                    (term_check, cohort.term_mismatch_across if term_check_across else cohort.term_mismatch),
                 ):
                     found = mismatch.get(name, []) if on else []
                     if found and len(found) != len(scores):
@@ -459,6 +461,7 @@ def calibration_check(
                     "focus_check": focus_check,
                     "site_check": site_check,
                     "term_check": term_check,
+                    "term_check_across": term_check and term_check_across,
                     "good": len(scored.related),
                     "good_refused": good,
                     "off_topic": len(scored.unrelated),

@@ -374,6 +374,16 @@ def test_the_check_reports_what_the_live_gate_refuses_of_held_out_drafts(evaluat
     assert termed["term_check"] and termed["off_topic_refused"] == pytest.approx(
         sum(s < 0.70 or f for s, f in zip(scored.unrelated, no_terms, strict=True)) / len(no_terms), abs=1e-4
     )
+    # Its cross-lingual rule is recorded beside it and applied only with the term check on.
+    assert len(cohort.term_mismatch_across["related"]) == len(cohort.related)
+    assert len(cohort.term_mismatch_across["unrelated"]) == len(cohort.unrelated)
+    across = english_checked(term_check=True, term_check_across=True)
+    no_terms_across = cohort.term_mismatch_across["unrelated"]
+    assert across["term_check_across"] and across["off_topic_refused"] == pytest.approx(
+        sum(s < 0.70 or f for s, f in zip(scored.unrelated, no_terms_across, strict=True)) / len(no_terms_across),
+        abs=1e-4,
+    )
+    assert not english_checked(term_check_across=True)["term_check_across"]
     # A stricter gate refuses at least as much of both cohorts.
     (strict,) = calibration_check(
         runs=[evaluated_run], model_key=MODEL, thresholds={"en": 0.9}, default_threshold=0.9, context_weights={}
@@ -386,7 +396,7 @@ def test_the_check_reports_what_the_live_gate_refuses_of_held_out_drafts(evaluat
     call_command("calibrate", "--check", "--set", "calibration-dev")
     out = capsys.readouterr().out
     assert (
-        f"run {evaluated_run.pk} calibration-dev en: threshold 0.70, w 0.7, focus check, site check, term check; "
+        f"run {evaluated_run.pk} calibration-dev en: threshold 0.70, w 0.7, focus check, site check, term check (also across languages); "
         "judge-approved refused" in out
     )
     assert Calibration.objects.count() == before

@@ -165,3 +165,57 @@ def test_site_disagrees_by_hand() -> None:
 )
 def test_terms_disagree_by_hand(language: str, question: str, draft: str, cited: list[str], disagrees: bool) -> None:
     assert terms_disagree(question, draft, language=language, draft_languages=cited) is disagrees
+
+
+@pytest.mark.parametrize(
+    ("language", "question", "searched", "draft", "cited", "disagrees"),
+    [
+        # wrong answers the local judge approved (hospital-nl): English pages that no word of the
+        # Dutch question, nor of what understanding translated, links to
+        (
+            "nl",
+            "mag ik bij mijn vrouw blijven slapen na de bevalling",
+            "",
+            "You can take steps to make it easier to fall asleep at night and stay asleep.",
+            ["en"],
+            True,
+        ),
+        (
+            "nl",
+            "moet ik mijn nagellak eraf doen voor de operatie",
+            "operation",
+            "There is no universally successful treatment for the whitening of the nails in leukonychia.",
+            ["en", "en"],
+            True,
+        ),
+        # a cognate shares its first six letters ("symptomen" / "symptoms")
+        ("nl", "wat zijn de symptomen van astma", "", "Asthma symptoms include wheezing.", ["en"], False),
+        # what understanding searched as well links the lay word to the page's
+        (
+            "nl",
+            "wat is suikerziekte",
+            "diabetes",
+            "Diabetes is a disease in which blood glucose is high.",
+            ["en"],
+            False,
+        ),
+        ("nl", "wat is suikerziekte", "", "Diabetes is a disease in which blood glucose is high.", ["en"], True),
+        # an English question about a Dutch page, linked by the glossary's Dutch words only
+        ("en", "can I bring flowers", "bloemen", "Bloemen zijn niet toegestaan op intensieve zorg.", ["nl"], False),
+        ("en", "can I bring flowers", "", "Bloemen zijn niet toegestaan op intensieve zorg.", ["nl"], True),
+        # pages in both languages: refused only when neither part shares a word
+        ("nl", "mag ik bij mijn vrouw blijven slapen", "", "Stay asleep. Bezoek tot 20 uur.", ["nl", "en"], True),
+        ("nl", "mag ik bij mijn vrouw blijven slapen", "", "Stay asleep. U kunt blijven slapen.", ["nl", "en"], False),
+        # a page of unknown language, nothing but generic words asked
+        ("nl", "mag ik bij mijn vrouw blijven slapen", "", "Stay asleep.", ["en", ""], False),
+        ("nl", "mag ik naar het ziekenhuis komen", "", "Visiting hours are from 2 to 8 pm.", ["en"], False),
+    ],
+)
+def test_terms_disagree_across_languages_by_hand(
+    language: str, question: str, searched: str, draft: str, cited: list[str], disagrees: bool
+) -> None:
+    """The cross-lingual rule (``across``, the flag ``gate_term_check_across``); without it a
+    draft from pages in other languages is never refused by the term agreement."""
+    found = terms_disagree(question, draft, language=language, draft_languages=cited, searched=searched, across=True)
+    assert found is disagrees
+    assert terms_disagree(question, draft, language=language, draft_languages=cited, searched=searched) is False

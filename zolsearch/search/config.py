@@ -61,7 +61,10 @@ class PipelineConfig(BaseModel):
       candidate (:func:`zolsearch.search.gate.site_disagrees`).
     - ``gate_term_check``: the gate also refuses a draft written from pages in the question's
       language that shares no content word stem with the question
-      (:func:`zolsearch.search.gate.terms_disagree`).
+      (:func:`zolsearch.search.gate.terms_disagree`); ``gate_term_check_across``: also a draft
+      written from pages all in other languages that shares no word stem (nor a cognate's first
+      six letters) with the question's words and the words retrieval also searched for it
+      (its English renderings, focus name and synonyms).
     - ``gate_threshold``: pass when the gate score ≥ it (cosine scale, [-1, 1]);
       ``gate_thresholds_by_language``: the calibrated threshold of the question's language
       (the active calibration rows, ``manage.py calibrate``; a fresh install starts from
@@ -185,6 +188,7 @@ class PipelineConfig(BaseModel):
     gate_focus_check: bool = True
     gate_site_check: bool = True
     gate_term_check: bool = True
+    gate_term_check_across: bool = True
     generator: str = "extractive"
     llm_model: str = ""
     hnsw_ef_search: int = Field(default=200, ge=1)

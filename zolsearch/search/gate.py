@@ -40,7 +40,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from core.text import BM25_STOPWORDS, terms_stem_set, words_stem
+from core.text import BM25_STOPWORDS, terms_stem_set, text_normalise, words_stem
 from zolsearch.search.focus import document_foci
 from zolsearch.search.sites import site_labels
 
@@ -189,24 +189,76 @@ def site_disagrees(
     return all(c.site and not names(c.site) for c in cited)
 
 
-def terms_disagree(question: str, draft: str, *, language: str, draft_languages: Sequence[str]) -> bool:
-    """True when ``draft`` (the retrieved part of an answer), written from pages all in the
-    question's ``language`` (``draft_languages``: the cited chunks' languages), shares no content
-    word stem with ``question`` (:func:`core.text.terms_stem_set` in ``language``: Snowball
-    stems of the words that are not stop words, minus the stems of Snowball's stop words and
-    :data:`_GENERIC_WORDS`). False when a cited page is in another language or unknown ("":
-    cross-lingual drafts share no words by nature), without cited pages, or when the question
-    has no content word left. Measured on stored answers (docs/EVALUATION.md, "Term
-    agreement"): with stop words alone, no judge-approved same-language draft of hospital-nl or
-    the noisy English messages shared no stem with its question, while 44 % and 52 % of their
-    rotated (off-topic) drafts shared none; with the generic words left out too, it refuses 3
-    judge-approved drafts of hospital-nl and the sample hospital, each a wrong answer the local
-    judge passed, and hospital-nl's Dutch off-topic refusals rise from 85.3 % to 91.2 %."""
-    if not draft_languages or any(lang != language for lang in draft_languages):
+def terms_disagree(
+    question: str,
+    draft: str,
+    *,
+    language: str,
+    draft_languages: Sequence[str],
+    searched: str = "",
+    across: bool = False,
+) -> bool:
+    """True when ``draft`` (the retrieved part of an answer) shares no content word with
+    ``question`` (in ``language``); ``draft_languages``: the languages of the chunks it cites.
+
+    - **Pages in the question's language**: no Snowball stem (:func:`core.text.terms_stem_set`
+      in ``language``) in common, leaving out the stems of Snowball's stop words and
+      :data:`_GENERIC_WORDS`. Measured on stored answers (docs/EVALUATION.md, "Term agreement"):
+      with stop words alone, no judge-approved same-language draft of hospital-nl or the noisy
+      English messages shared no stem with its question, while 44 % and 52 % of their rotated
+      (off-topic) drafts shared none; with the generic words left out too, it refuses 3
+      judge-approved drafts of hospital-nl and the sample hospital, each a wrong answer the
+      local judge passed, and hospital-nl's Dutch off-topic refusals rise from 85.3 % to 91.2 %.
+    - **Pages in other languages**, only with ``across`` (the flag
+      ``gate_term_check_across``): the question's content words (its own language's stop and
+      generic words left out) and the words retrieval also searched (``searched``: the search
+      query, with the English renderings, focus name and synonyms that understanding added)
+      stemmed in each page language, leaving out that language's stop and generic words, share
+      no stem with the draft stemmed the same way, nor a first six letters of stems of ≥ 6
+      letters (cognates: "alcoholisme" / "alcoholism"). Chosen on medquad-dev-noisy (docs/EVALUATION.md,
+      "Cross-lingual term agreement"): a Dutch question answered from an English page that no
+      word of the question or of its translation links to ("mag ik bij mijn vrouw blijven slapen
+      na de bevalling" answered from a narcolepsy page). A draft from pages in both the
+      question's and other languages is refused only when it shares nothing in any of them
+      (the question's language by the first rule).
+
+    False (never refused by this rule) without cited pages, with a page of unknown language
+    (""), when the question has no content word left in a language of its pages, and for a
+    draft from pages in other languages without ``across``."""
+    if not draft_languages or any(not lang for lang in draft_languages):
         return False
-    generic = _generic_stems(language)
-    asked = terms_stem_set(question, language=language) - generic
-    return bool(asked) and not asked & terms_stem_set(draft, language=language)
+    if all(lang == language for lang in draft_languages):
+        asked = terms_stem_set(question, language=language) - _generic_stems(language)
+        return bool(asked) and not asked & terms_stem_set(draft, language=language)
+    if not across:
+        return False
+    own_generic = _generic_stems(language)
+    words = [w for w in text_normalise(question).split() if len(w) > 1 and _stem_of(w, language) not in own_generic]
+    text = " ".join([*words, searched])
+    for page_language in sorted(set(draft_languages)):
+        if page_language == language:  # the pages in the question's language: as above
+            asked = terms_stem_set(question, language=language) - own_generic
+            if not asked or asked & terms_stem_set(draft, language=language):
+                return False
+            continue
+        asked = terms_stem_set(text, language=page_language) - _generic_stems(page_language)
+        if not asked:
+            return False
+        drafted = terms_stem_set(draft, language=page_language)
+        if asked & drafted or _prefixes(asked) & _prefixes(drafted):
+            return False
+    return True
+
+
+COGNATE_PREFIX = 6  # letters two stems of at least this length share to count as one word (set on medquad-dev-noisy)
+
+
+def _prefixes(stems: frozenset[str]) -> set[str]:
+    return {stem[:COGNATE_PREFIX] for stem in stems if len(stem) >= COGNATE_PREFIX}
+
+
+def _stem_of(word: str, language: str) -> str:
+    return words_stem([word], language=language)[0]
 
 
 # Words every hospital question and page may share without being about the same thing: Snowball's

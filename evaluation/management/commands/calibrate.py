@@ -77,6 +77,7 @@ class Command(DatabaseCommand):
                 focus_check=config.gate_focus_check,
                 site_check=config.gate_site_check,
                 term_check=config.gate_term_check,
+                term_check_across=config.gate_term_check_across,
             )
             for line in checked:
                 if options["languages"] and line["language"] not in options["languages"]:
@@ -86,7 +87,8 @@ class Command(DatabaseCommand):
                     f"run {line['run']} {line['set']} {line['language']}: threshold {line['threshold']:.2f}, "
                     f"w {line['context_weight']:.1f}{', focus check' if line['focus_check'] else ''}"
                     f"{', site check' if line['site_check'] else ''}"
-                    f"{', term check' if line['term_check'] else ''}; "
+                    f"{', term check' if line['term_check'] else ''}"
+                    f"{' (also across languages)' if line['term_check_across'] else ''}; "
                     "judge-approved refused "
                     f"{'—' if good is None else f'{good:.1%}'} of {line['good']}, off-topic refused "
                     f"{'—' if off is None else f'{off:.1%}'} of {line['off_topic']}"

@@ -111,13 +111,23 @@ def draft_terms_disagree(state: SearchState) -> bool:
     """:func:`zolsearch.search.gate.terms_disagree` of the question (after follow-up
     resolution) and the draft's retrieved part (what the gate scores), in the question's
     language, given the languages of the chunks the draft cites ("" for a chunk not among the
-    candidates or without a language: unknown, so never refused by this rule). False without a
-    draft."""
+    candidates or without a language: unknown, so never refused by this rule); with
+    ``gate_term_check_across`` also for a draft from pages in other languages, matched against
+    the question's words and the words understanding added to its search
+    (``trace.understanding.expanded``, stored with the answer, so calibration reads the same).
+    False without a draft."""
     if state.draft is None:
         return False
     languages = [(state.chunks[i].language or "") if i in state.chunks else "" for i in state.draft.cited_chunk_ids]
     text = answer_plain(state.documents_text or state.draft.text)
-    return terms_disagree(state.question, text, language=state.language, draft_languages=languages)
+    return terms_disagree(
+        state.question,
+        text,
+        language=state.language,
+        draft_languages=languages,
+        searched=state.trace.understanding.expanded.replace(";", " "),
+        across=state.config.gate_term_check_across,
+    )
 
 
 class GateStage(Stage):
@@ -133,7 +143,8 @@ class GateStage(Stage):
     (:func:`draft_subject_disagrees`); with ``gate_site_check``, a draft from other hospitals'
     pages than the one the question names (:func:`draft_site_disagrees`); with
     ``gate_term_check``, a draft in the question's language that shares no content word with it
-    (:func:`draft_terms_disagree`).
+    (:func:`draft_terms_disagree`), and with ``gate_term_check_across`` one from pages in other
+    languages that shares none with the question or its translation.
     """
 
     name = "gate"
