@@ -96,6 +96,24 @@ def test_cohorts_from_a_runs_stored_answers_follow_the_judge_and_rescore_the_gat
     assert again.unrelated == pytest.approx(english.unrelated, abs=1e-5)
 
 
+def test_the_cross_lingual_term_agreement_is_recorded_per_draft(evaluated_run) -> None:  # type: ignore[no-untyped-def]
+    """GIVEN a run's stored answers from English pages, their questions relabelled Dutch (as a
+    Dutch question answered from English MedQuAD pages is stored) WHEN the cohorts are built THEN
+    the same-language term agreement never fires (the pages are in another language), while its
+    cross-lingual rule keeps every judge-approved draft (each shares words with its own question)
+    and refuses some rotated drafts."""
+    from zolsearch.search.models import Answer
+
+    ids = list(EvaluationResult.objects.filter(run=evaluated_run).values_list("answer_id", flat=True))
+    Answer.objects.filter(pk__in=ids).update(language="nl")
+    dutch = gate_cohorts_from_answers(answer_ids=ids, model_key=MODEL)["nl"]
+    assert dutch.related and len(dutch.unrelated) > 1
+    assert not any(dutch.term_mismatch["related"]) and not any(dutch.term_mismatch["unrelated"])
+    assert len(dutch.term_mismatch_across["related"]) == len(dutch.related)
+    assert not any(dutch.term_mismatch_across["related"])
+    assert any(dutch.term_mismatch_across["unrelated"])
+
+
 def test_a_rotated_draft_from_a_page_relevant_to_the_next_question_is_not_off_topic(evaluated_run) -> None:  # type: ignore[no-untyped-def]
     """GIVEN a run's stored answers WHEN the golden set says the page draft i cites is relevant to
     question i + 1 THEN that rotated draft is left out of the off-topic cohort and counted; the

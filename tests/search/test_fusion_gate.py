@@ -203,9 +203,12 @@ def test_terms_disagree_by_hand(language: str, question: str, draft: str, cited:
         # an English question about a Dutch page, linked by the glossary's Dutch words only
         ("en", "can I bring flowers", "bloemen", "Bloemen zijn niet toegestaan op intensieve zorg.", ["nl"], False),
         ("en", "can I bring flowers", "", "Bloemen zijn niet toegestaan op intensieve zorg.", ["nl"], True),
-        # pages in both languages: refused only when neither part shares a word
+        # pages in both languages: refused only when neither rule finds a shared word
         ("nl", "mag ik bij mijn vrouw blijven slapen", "", "Stay asleep. Bezoek tot 20 uur.", ["nl", "en"], True),
-        ("nl", "mag ik bij mijn vrouw blijven slapen", "", "Stay asleep. U kunt blijven slapen.", ["nl", "en"], False),
+        ("nl", "wat doe ik bij bloeden", "", "Stay asleep. Bel bij bloed de huisarts.", ["nl", "en"], False),
+        # accents folded on both sides; an English question of stop words only has nothing to miss
+        ("nl", "wat is de ziekte van Ménière", "", "Ménière's disease affects the inner ear.", ["en"], False),
+        ("en", "how do I get to the hospital", "", "Het ziekenhuis ligt aan de Lindenlaan.", ["nl"], False),
         # a page of unknown language, nothing but generic words asked
         ("nl", "mag ik bij mijn vrouw blijven slapen", "", "Stay asleep.", ["en", ""], False),
         ("nl", "mag ik naar het ziekenhuis komen", "", "Visiting hours are from 2 to 8 pm.", ["en"], False),
@@ -214,8 +217,10 @@ def test_terms_disagree_by_hand(language: str, question: str, draft: str, cited:
 def test_terms_disagree_across_languages_by_hand(
     language: str, question: str, searched: str, draft: str, cited: list[str], disagrees: bool
 ) -> None:
-    """The cross-lingual rule (``across``, the flag ``gate_term_check_across``); without it a
-    draft from pages in other languages is never refused by the term agreement."""
+    """GIVEN a question, the words understanding added to its search and a draft from pages in
+    other languages (or in both) WHEN the term agreement reads them with its cross-lingual rule
+    (``across``, the flag ``gate_term_check_across``) THEN it refuses only the draft that shares
+    no stem nor cognate with them; without the rule such a draft is never refused by it."""
     found = terms_disagree(question, draft, language=language, draft_languages=cited, searched=searched, across=True)
     assert found is disagrees
     assert terms_disagree(question, draft, language=language, draft_languages=cited, searched=searched) is False

@@ -61,7 +61,8 @@ class PipelineConfig(BaseModel):
       candidate (:func:`zolsearch.search.gate.site_disagrees`).
     - ``gate_term_check``: the gate also refuses a draft written from pages in the question's
       language that shares no content word stem with the question
-      (:func:`zolsearch.search.gate.terms_disagree`); ``gate_term_check_across``: also a draft
+      (:func:`zolsearch.search.gate.terms_disagree`); ``gate_term_check_across`` (with
+      ``gate_term_check`` on): also a draft
       written from pages all in other languages that shares no word stem (nor a cognate's first
       six letters) with the question's words and the words retrieval also searched for it
       (its English renderings, focus name and synonyms).

@@ -89,7 +89,7 @@ _SPECS = (
     FlagSpec("gate_focus_check", "gate", "Refuse a draft about another condition (or another question about it) than the one asked, when a page that answers it was found."),
     FlagSpec("gate_site_check", "gate", "Refuse a draft taken from other hospitals' pages when the question names a hospital whose page was found."),
     FlagSpec("gate_term_check", "gate", "Refuse a draft in the question's language that shares no word with the question but stop words, modal verbs and 'ziekenhuis'."),
-    FlagSpec("gate_term_check_across", "gate", "Refuse a draft from pages in another language (a Dutch question, English pages) that shares no word with the question or its translation."),
+    FlagSpec("gate_term_check_across", "gate", "With gate_term_check on: also refuse a draft from pages in another language (a Dutch question, English pages) that shares no word with the question or its translation."),
     FlagSpec("gate_threshold", "gate", "Gate score (cosine) a draft needs; per embedding model.", per_model=True),
     FlagSpec("gate_thresholds_by_language", "gate", 'Gate thresholds per language as JSON, e.g. {"nl": 0.6}; per embedding model.', per_model=True),
     FlagSpec("gate_context_weights_by_language", "gate", 'Weight of the context alignment in the gate score per language, calibrated with its threshold, e.g. {"nl": 0.3}; per embedding model.', per_model=True),
