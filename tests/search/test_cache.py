@@ -72,6 +72,35 @@ def test_ingestion_invalidates_the_cache() -> None:
     assert again.trace.retrieval.cache_hit_id is None and "dense" in again.timings_ms
 
 
+def test_the_lookup_reads_the_index_version_in_the_same_statement() -> None:
+    """GIVEN an index with chunks WHEN the cache is looked up THEN one statement gives the index's
+    version (the highest chunk id, as :func:`ingestion.selectors.index_version` reads it) on a miss,
+    and on a hit the entry's row is read as well; an entry under another version, configuration
+    or language, or below the cosine, is a miss."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from ingestion.selectors import index_version
+    from zolsearch.search.selectors import cache_lookup
+
+    provider = embedding_provider_get()
+    search_answer(request=SearchRequest(question=QUESTION, language="en"))
+    entry = SemanticCacheEntry.objects.get()
+    vector = provider.embed_query(QUESTION.lower().rstrip("?"))
+    key = {"model_key": provider.key, "config_hash": entry.config_hash, "language": "en", "min_cosine": 0.9}
+    with CaptureQueriesContext(connection) as queries:
+        version, found = cache_lookup(vector=vector, **key)
+    assert version == index_version() == entry.index_version != "0"
+    assert found is not None and found.pk == entry.pk and len(queries.captured_queries) == 2
+    with CaptureQueriesContext(connection) as queries:
+        version, missed = cache_lookup(vector=vector, **{**key, "language": "nl"})
+    assert version == entry.index_version and missed is None and len(queries.captured_queries) == 1
+    assert cache_lookup(vector=vector, **{**key, "config_hash": "other"})[1] is None
+    assert cache_lookup(vector=-vector, **key)[1] is None  # cosine -1
+    SemanticCacheEntry.objects.update(index_version="0")
+    assert cache_lookup(vector=vector, **key) == (entry.index_version, None)
+
+
 def test_migrate_forgets_the_cache() -> None:
     """GIVEN a cached live answer WHEN ``migrate`` runs (every deployment of new code, every
     ``serve`` start) THEN the cache is empty and the same question is answered by the pipeline

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from core.observability import SEMANTIC_CACHE_TOTAL
 from core.text import text_normalise
-from ingestion.selectors import index_version
 from zolsearch.search import selectors
 from zolsearch.search.contract import Generator
 from zolsearch.search.gate import GateResult
@@ -40,12 +39,10 @@ class SemanticCacheStage(Stage):
     def run(self, state: SearchState) -> None:
         if state.cache_vector is None:  # the query-embedding stage computes it beside the question's
             state.cache_vector = state.provider.embed_query(cache_key_text(state.question))
-        state.cache_index_version = index_version()
-        entry = selectors.cache_entry_nearest(
+        state.cache_index_version, entry = selectors.cache_lookup(
             vector=state.cache_vector,
             model_key=state.provider.key,
             config_hash=state.config.hash,
-            index_version=state.cache_index_version,
             language=state.language,
             min_cosine=state.config.semantic_cache_min_cosine,
         )
