@@ -14,6 +14,7 @@ HEADLINE = (
     ("refused", _("explicitly refused (guard, red flag)")),
     ("fallback", _("fallback (gate rejection, no results)")),
     ("red_flag_correct", _("red-flag accuracy")),
+    ("cited_expected", _("answered from an expected page")),
     ("entity_recall", _("entity recall")),
     ("ndcg_at_5", "NDCG@5"),
     ("mrr", "MRR"),

@@ -16,6 +16,7 @@ from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 
 from core.text import text_normalise, words_stem
+from evaluation.metrics.retrieval import RELEVANT_GRADE, url_grade
 from zolsearch.search.contract import EXPLICIT_REFUSALS, FALLBACKS, Outcome
 
 ANSWERED_OUTCOME = Outcome.ANSWERED.value
@@ -96,6 +97,20 @@ def answer_fallback(*, outcome: str) -> bool:
     """Whether a served answer is a fallback rather than an answer or a refusal: ``gate_rejected``,
     ``no_results`` (:data:`FALLBACK_OUTCOMES`), or an outcome this code does not know."""
     return outcome in FALLBACK_OUTCOMES or (outcome != ANSWERED_OUTCOME and outcome not in REFUSAL_OUTCOMES)
+
+
+def answer_cites_expected(*, outcome: str, cited_urls: Sequence[str], expected_urls: Sequence[str]) -> bool | None:
+    """Whether an answered question's answer cites one of its expected pages: a cited url of
+    grade ≥ :data:`evaluation.metrics.retrieval.RELEVANT_GRADE` (the project's URL-prefix
+    grades, :func:`evaluation.metrics.retrieval.url_grade`; a taxonomy fact's url counts like a
+    page's). ``None`` (undefined) when the question was not answered (outcome other than
+    ``answered``) or has no expected pages. A measure of wrong answers that does not trust the
+    judge: the local judge passes an answer from another page whose words sit near the question
+    (docs/EVALUATION.md, "Cross-lingual term agreement"). Judgements are not exhaustive, so an
+    answer from an unjudged page may still be right: compare runs on the same set, not sets."""
+    if outcome != ANSWERED_OUTCOME or not expected_urls:
+        return None
+    return any(url_grade(url, expected_urls) >= RELEVANT_GRADE for url in cited_urls if url)
 
 
 RED_FLAG_TAG = "red_flag:"

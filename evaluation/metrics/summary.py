@@ -19,8 +19,9 @@ SCORE_METRICS = (
     "relevancy",
 )
 # refused: explicit refusals (guard, red flag); fallback: gate rejections and no results;
-# red_flag_correct: questions tagged red_flag:<category> routed to that category (none: not routed).
-RATE_METRICS = ("passed", "passed_er", "refusal_correct", "refused", "fallback", "red_flag_correct")
+# red_flag_correct: questions tagged red_flag:<category> routed to that category (none: not routed);
+# cited_expected: answered questions whose answer cites an expected page (answers.answer_cites_expected).
+RATE_METRICS = ("passed", "passed_er", "refusal_correct", "refused", "fallback", "red_flag_correct", "cited_expected")
 
 
 def _mean_ci(values: Sequence[float], *, samples: int, seed: int) -> dict[str, float | int] | None:

@@ -20,7 +20,13 @@ from django.utils import timezone
 from core.providers.embeddings import EmbeddingModelMismatch, EmbeddingUnavailable
 from core.runs import code_version, run_abandon, run_claim
 from evaluation.judges import Judge, JudgeUnavailable, judge_get
-from evaluation.metrics.answers import answer_fallback, answer_refused, entity_recall, red_flag_correct
+from evaluation.metrics.answers import (
+    answer_cites_expected,
+    answer_fallback,
+    answer_refused,
+    entity_recall,
+    red_flag_correct,
+)
 from evaluation.metrics.criteria import pass_composite, pass_er_only
 from evaluation.metrics.retrieval import mrr, ndcg_at_k, ndcg_trec_at_k, precision_at_k, ranked_urls, recall_at_k
 from evaluation.metrics.summary import metric_mean, run_summary
@@ -230,6 +236,11 @@ def evaluation_run_summarise(*, run: EvaluationRun) -> EvaluationRun:
             "refused": r.refused,
             "fallback": answer_fallback(outcome=r.outcome) if r.outcome != "error" else None,
             "red_flag_correct": red_flag_correct(tags=r.question.tags, answer=r.answer),
+            "cited_expected": answer_cites_expected(
+                outcome=r.outcome,
+                cited_urls=[str(c.get("url") or "") for c in (r.answer.citations if r.answer else [])],
+                expected_urls=list(r.question.expected_urls),
+            ),
             "latency_ms": r.latency_ms,
             "error": r.error,
         }

@@ -8,6 +8,7 @@ import pytest
 
 from evaluation.metrics.answers import (
     REFUSAL_OUTCOMES,
+    answer_cites_expected,
     answer_fallback,
     answer_refused,
     entity_recall,
@@ -301,6 +302,23 @@ def test_only_guard_refusals_and_red_flags_are_refusals() -> None:
     ]
     fallbacks = ("answered", "refused", "red_flag", "gate_rejected", "no_results", "")
     assert [o for o in fallbacks if answer_fallback(outcome=o)] == ["gate_rejected", "no_results", ""]
+
+
+def test_an_answer_cites_an_expected_page_by_the_url_grades() -> None:
+    """GIVEN an answered question's cited urls and expected pages WHEN they are compared THEN a
+    cited expected page, its section or a sub-page (grade ≥ 0.5) counts, another section of an
+    expected section's page (0.25) or another site does not; undefined without an answer or
+    without expected pages."""
+    expected = ["https://zol.be/bezoek", "https://zol.be/faq#q7"]
+    cited = answer_cites_expected  # shorthand
+    assert cited(outcome="answered", cited_urls=["https://zol.be/bezoek/"], expected_urls=expected) is True
+    assert cited(outcome="answered", cited_urls=["", "https://zol.be/bezoek/kinderen"], expected_urls=expected)
+    assert cited(outcome="answered", cited_urls=["https://zol.be/faq#q12"], expected_urls=expected) is False
+    assert cited(outcome="answered", cited_urls=["https://other.be/bezoek", ""], expected_urls=expected) is False
+    assert cited(outcome="answered", cited_urls=[], expected_urls=expected) is False
+    assert cited(outcome="gate_rejected", cited_urls=["https://zol.be/bezoek"], expected_urls=expected) is None
+    assert cited(outcome="refused", cited_urls=[], expected_urls=expected) is None
+    assert cited(outcome="answered", cited_urls=["https://zol.be/bezoek"], expected_urls=[]) is None
 
 
 def test_a_fallback_fails_both_kinds_of_question() -> None:

@@ -85,6 +85,11 @@ def test_a_run_answers_every_question_and_stores_every_metric(small_set) -> None
     assert refuse.pass_reason == "refused as required"
     overall = run.metrics["overall"]
     assert overall["ndcg_at_5"]["mean"] == 1.0 and overall["ndcg_at_5"]["n"] == 6
+    # answered questions whose answer cites their expected page (each its own MedQuAD page here)
+    answered = [r for r in results.values() if r.outcome == "answered" and r.question.expected_urls]
+    own = [r for r in answered if any(url_normalise(c["url"]) == r.retrieved_urls[0] for c in r.answer.citations)]
+    assert answered and overall["cited_expected"]["n"] == len(answered)
+    assert overall["cited_expected"]["mean"] == pytest.approx(len(own) / len(answered), abs=1e-4)
     assert overall["passed"]["low"] <= overall["passed"]["mean"] <= overall["passed"]["high"]
     assert run.pass_rate == overall["passed"]["mean"] and run.ndcg_at_5 == 1.0
     assert set(run.metrics["per_category"]) == {r.question.category for r in results.values()}
