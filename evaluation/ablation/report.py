@@ -17,6 +17,7 @@ COLUMNS = (
     ("mrr", "MRR"),
     ("refusal_accuracy", "refusal accuracy"),
     ("red_flag_accuracy", "red-flag accuracy"),
+    ("cited_expected", "answered from an expected page"),
 )
 
 
@@ -63,16 +64,16 @@ def study_markdown(
     *, title: str, description: str, results: Mapping[str, Any], recommendations: Sequence[Mapping[str, Any]]
 ) -> str:
     """Markdown: the design, a table of configurations (pass rates, NDCG@5, MRR, refusal and
-    red-flag accuracy with 95 % CIs, p95 latency, change against the base with McNemar's p),
+    red-flag accuracy, the share answered from an expected page, with 95 % CIs, p95 latency, change against the base with McNemar's p),
     Cochran's Q, factorial effects when there are any, and the recommendations with their
     evidence."""
     lines = [f"### {title}", "", f"{description}; {results.get('questions', 0)} questions, "
              f"{results.get('repetitions', 1)} repetition(s); 95 % CIs by a two-stage bootstrap over questions "
              "and repetitions.", ""]  # fmt: skip
     lines += [
-        "| configuration | pass | pass (ER-only) | NDCG@5 | MRR | refusal acc. | red-flag acc. | p95 ms | "
-        "regressed / recovered | McNemar p |",
-        "|---|---|---|---|---|---|---|---|---|---|",
+        "| configuration | pass | pass (ER-only) | NDCG@5 | MRR | refusal acc. | red-flag acc. | "
+        "from an expected page | p95 ms | regressed / recovered | McNemar p |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for c in results.get("configurations") or []:
         vs = c.get("vs_base") or {}
@@ -82,7 +83,8 @@ def study_markdown(
         lines.append(
             f"| {c['label']} | {_pct(c.get('pass_rate'))} | {_pct(c.get('pass_rate_er'))} | "
             f"{_pct(c.get('ndcg_at_5'))} | {_pct(c.get('mrr'))} | {_pct(c.get('refusal_accuracy'))} | "
-            f"{_pct(c.get('red_flag_accuracy'))} | {'' if p95 is None else f'{p95:.0f}'} | {change} | {p} |"
+            f"{_pct(c.get('red_flag_accuracy'))} | {_pct(c.get('cited_expected'))} | "
+            f"{'' if p95 is None else f'{p95:.0f}'} | {change} | {p} |"
         )
     q = results.get("cochrans_q")
     if q:

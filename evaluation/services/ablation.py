@@ -31,7 +31,7 @@ from evaluation.ablation.analysis import (
     two_stage_bootstrap_ci,
 )
 from evaluation.ablation.design import Design, DesignInvalid, design_build
-from evaluation.metrics.answers import red_flag_correct
+from evaluation.metrics.answers import answer_cites_expected, red_flag_correct
 from evaluation.metrics.stats import cochrans_q, latency_summary, mcnemar
 from evaluation.models import AblationConfiguration, AblationStudy, EvaluationResult, EvaluationRun, GoldenSet
 from evaluation.services.runs import evaluation_run_create, evaluation_run_execute
@@ -322,7 +322,9 @@ def ablation_study_analyse(*, study: AblationStudy) -> tuple[dict[str, Any], dic
     Per configuration (keyed by id in the second value, also listed in ``results["configurations"]``):
     pass rate composite and ER-only, entity recall, NDCG@5 and MRR as means with two-stage
     bootstrap 95 % CIs over questions and repetitions; refusal accuracy; red-flag accuracy on
-    the questions tagged with a red-flag expectation; latency p50/p95 (ms); the repetitions'
+    the questions tagged with a red-flag expectation; ``cited_expected``: the answered questions'
+    share answered from an expected page (:func:`evaluation.metrics.answers.answer_cites_expected`,
+    which does not trust the judge); latency p50/p95 (ms); the repetitions'
     spread; the change matrix against the base (per question, the majority verdict over
     repetitions) with McNemar's test and the questions that regressed or recovered; per golden
     set pass rates. Across configurations: Cochran's Q on the majority verdicts. Factorial
@@ -342,6 +344,9 @@ def ablation_study_analyse(*, study: AblationStudy) -> tuple[dict[str, Any], dic
             "question__tags",
             "question__must_refuse",
             "answer__red_flag_category",
+            "answer__citations",
+            "question__expected_urls",
+            "outcome",
             "passed",
             "passed_er",
             "refusal_correct",
@@ -359,7 +364,7 @@ def ablation_study_analyse(*, study: AblationStudy) -> tuple[dict[str, Any], dic
     shape = (len(configurations), len(questions), reps)
     cube = {
         name: np.full(shape, np.nan)
-        for name in ("passed", "passed_er", "refusal_correct", "red_flag", "must_refuse_correct", *SCORES)
+        for name in ("passed", "passed_er", "refusal_correct", "red_flag", "must_refuse_correct", "cited", *SCORES)
     }
     latencies: dict[int, list[float]] = {c.pk: [] for c in configurations}
     index_of = {c.pk: i for i, c in enumerate(configurations)}
@@ -376,6 +381,13 @@ def ablation_study_analyse(*, study: AblationStudy) -> tuple[dict[str, Any], dic
             cube["red_flag"][c, q, k] = float(flag)
         if r["question__must_refuse"]:
             cube["must_refuse_correct"][c, q, k] = float(r["refusal_correct"])
+        cited = answer_cites_expected(
+            outcome=r["outcome"] or "",
+            cited_urls=[str(x.get("url") or "") for x in (r["answer__citations"] or [])],
+            expected_urls=r["question__expected_urls"] or [],
+        )
+        if cited is not None:
+            cube["cited"][c, q, k] = float(cited)
         if r["latency_ms"] is not None:
             latencies[r["run__study_configuration_id"]].append(float(r["latency_ms"]))
     complete = ~np.isnan(cube["passed"]).any(axis=(0, 2))  # questions every configuration answered
@@ -390,6 +402,7 @@ def ablation_study_analyse(*, study: AblationStudy) -> tuple[dict[str, Any], dic
             **{name: _ci(cube[name][i], samples=samples, seed=seed) for name in SCORES},
             "refusal_accuracy": _ci(cube["refusal_correct"][i], samples=samples, seed=seed),
             "red_flag_accuracy": _ci(cube["red_flag"][i], samples=samples, seed=seed),
+            "cited_expected": _ci(cube["cited"][i], samples=samples, seed=seed),
             "latency_ms": latency_summary(latencies[configuration.pk]),
             "repetitions": repetition_spread(np.nan_to_num(cube["passed"][i][complete])) if complete.any() else None,
             "per_set": _per_set(cube["passed"][i], questions=questions, set_of=set_of),

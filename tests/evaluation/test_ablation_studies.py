@@ -119,6 +119,22 @@ def test_results_recommendations_exports_and_determinism(admin_client, django_as
     # offline configurations answer identically in every repetition
     assert all(c["repetitions"]["identical"] for c in results["configurations"])
     assert base["pass_rate"]["low"] <= base["pass_rate"]["mean"] <= base["pass_rate"]["high"]
+    # the share answered from an expected page, over the answered questions of every repetition
+    from evaluation.metrics.answers import answer_cites_expected
+
+    base_results = EvaluationResult.objects.filter(
+        run__study_configuration__study=study, run__study_configuration__is_base=True
+    ).select_related("answer", "question")
+    cited = [
+        answer_cites_expected(
+            outcome=r.outcome,
+            cited_urls=[c.get("url") or "" for c in r.answer.citations],
+            expected_urls=r.question.expected_urls,
+        )
+        for r in base_results
+    ]
+    defined = [float(c) for c in cited if c is not None]
+    assert defined and base["cited_expected"]["mean"] == pytest.approx(sum(defined) / len(defined), abs=1e-4)
     assert results["cochrans_q"]["df"] == 2 and results["cochrans_q"]["n"] == len(IDS)
     assert [r["factor"] for r in study.recommendations] == ["crag_enabled", "top_k"]
     assert all(r["evidence"] for r in study.recommendations)
@@ -135,6 +151,7 @@ def test_results_recommendations_exports_and_determinism(admin_client, django_as
     rows = list(csv.DictReader(io.StringIO(exported)))
     assert [r["label"] for r in rows] == ["base", "crag_enabled=false", "top_k=3"]
     assert float(rows[0]["pass_rate"]) == base["pass_rate"]["mean"]
+    assert float(rows[0]["cited_expected"]) == base["cited_expected"]["mean"]
     markdown = admin_client.get(reverse("admin:evaluation_ablationstudy_markdown", args=[study.pk])).content.decode()
     assert "| crag_enabled=false |" in markdown and "Recommendations:" in markdown
 
