@@ -35,6 +35,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 from django.db.models import Prefetch
@@ -111,6 +112,43 @@ class LanguageCohorts:
             term_mismatch={k: list(v) for k, v in self.term_mismatch.items()},
             term_mismatch_across={k: list(v) for k, v in self.term_mismatch_across.items()},
             rotated_on_topic=self.rotated_on_topic,
+        )
+
+    @classmethod
+    def pooled(cls, cohorts: Sequence[LanguageCohorts]) -> LanguageCohorts:
+        """The cohorts of several languages as one (every list concatenated in the given order,
+        draft and left-out counts summed, the mean of the rescore errors), for the pooled
+        calibration of the languages too small for their own (:data:`evaluation.services.calibration.POOLED`).
+        Raises ``ValueError`` when the cohorts' scores were made with different context weights
+        and cannot all be rescored (:attr:`reweighable`), since they would be on different scales."""
+        cohorts = list(cohorts)
+        weights = {c.context_weight for c in cohorts}
+        if len(weights) > 1 and not all(c.reweighable for c in cohorts):
+            raise ValueError("cohorts scored with different context weights cannot be pooled without their cosines")
+        if len(weights) > 1:
+            common = min(weights)
+            cohorts = [c.reweighted(common) for c in cohorts]
+        errors = [c.rescore_error for c in cohorts if c.rescore_error is not None]
+
+        def joined(name: str) -> dict[str, list[Any]]:
+            out: dict[str, list[Any]] = {}
+            for cohort in cohorts:
+                for key, values in getattr(cohort, name).items():
+                    out.setdefault(key, []).extend(values)
+            return out
+
+        return cls(
+            **{name: [s for c in cohorts for s in getattr(c, name)] for name in COHORT_NAMES},
+            related_ids=[i for c in cohorts for i in c.related_ids],
+            drafts=sum(c.drafts for c in cohorts),
+            rescore_error=sum(errors) / len(errors) if errors else None,
+            components=joined("components"),
+            context_weight=cohorts[0].context_weight if cohorts else CONTEXT_WEIGHT,
+            focus_mismatch=joined("focus_mismatch"),
+            site_mismatch=joined("site_mismatch"),
+            term_mismatch=joined("term_mismatch"),
+            term_mismatch_across=joined("term_mismatch_across"),
+            rotated_on_topic=sum(c.rotated_on_topic for c in cohorts),
         )
 
     @property

@@ -54,6 +54,14 @@ class CalibrationForm(forms.ModelForm):
         required=False,
         help_text=_("Comma separated, e.g. 'nl, en'; empty: every language with answers."),
     )
+    pooled = forms.BooleanField(
+        required=False,
+        label=_("also for every language pooled"),
+        help_text=_(
+            "Adds a row for language '*' made from the answers of every language together: the gate uses it "
+            "for a language without an active row of its own (too few answers, e.g. French or Turkish)."
+        ),
+    )
 
     class Meta:
         model = Calibration
@@ -134,6 +142,7 @@ class CalibrationAdmin(admin.ModelAdmin):
                 languages=form.cleaned_data["languages"],
                 max_false_refusal=float(obj.max_false_refusal),
                 created_by=request.user.get_username(),
+                pooled=bool(form.cleaned_data.get("pooled")),
             )
         except CalibrationInvalid as exc:
             self.message_user(request, str(exc), level=messages.ERROR)

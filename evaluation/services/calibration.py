@@ -37,10 +37,14 @@ from evaluation.calibration_cohorts import (
 )
 from evaluation.models import Calibration, CalibrationChange, EvaluationRun
 from zolsearch.search.config import gate_context_weights_by_language_for, gate_thresholds_by_language_for
-from zolsearch.search.gate import CONTEXT_WEIGHT, CONTEXT_WEIGHTS
+from zolsearch.search.gate import CONTEXT_WEIGHTS, POOLED_LANGUAGE, gate_setting_for
 from zolsearch.search.services import pipeline_flag_set
 
 MIN_COHORT = 20  # fewer positives or negatives than this: no threshold (too noisy to choose one)
+# The language of a pooled calibration row: every language's drafts as one cohort, used by the
+# gate for a question language without an active row of its own (French, Turkish, Arabic: a few
+# answers each, fewer than MIN_COHORT; zolsearch.search.gate.gate_setting_for).
+POOLED = POOLED_LANGUAGE
 TARGET_FALSE_REFUSAL = 0.05  # issue 10 target: refuse ≤ 5 % of judge-approved answers
 TARGET_NEGATIVES_REFUSED = 0.90  # issue 10 target: refuse ≥ 90 % of off-topic drafts
 FLAG = "gate_thresholds_by_language"
@@ -359,12 +363,17 @@ def calibrate_from_runs(
     languages: Sequence[str] = (),
     max_false_refusal: float = TARGET_FALSE_REFUSAL,
     created_by: str,
+    pooled: bool = False,
+    pooled_only: bool = False,
 ) -> list[Calibration]:
     """Calibrate the gate of ``model_key`` per language on the stored answers of ``runs`` (their
     judgements) and the review ``labels`` (``(answer_id, positive)``); one PROPOSED row per
-    language (:func:`calibrations_create`). Runs of another embedding model are refused: their
-    scores are on another cosine scale. Raises :class:`CalibrationInvalid` when nothing is left
-    to calibrate on."""
+    language (:func:`calibrations_create`), and with ``pooled`` one more for :data:`POOLED` from
+    the drafts of every language as one cohort (:meth:`LanguageCohorts.pooled`; the gate uses it
+    for a question language without an active row of its own; ``pooled_only``: that row alone).
+    Runs of another embedding model
+    are refused: their scores are on another cosine scale. Raises :class:`CalibrationInvalid`
+    when nothing is left to calibrate on."""
     other = sorted({r.embedding_model for r in runs if r.embedding_model and r.embedding_model != model_key})
     if other:
         raise CalibrationInvalid(f"runs of other embedding models ({', '.join(other)}) cannot calibrate {model_key}")
@@ -380,6 +389,12 @@ def calibrate_from_runs(
     )
     if not cohorts:
         raise CalibrationInvalid(f"no answer scored by the gate with {model_key} in the chosen runs and labels")
+    if pooled:
+        try:
+            pool = LanguageCohorts.pooled([cohorts[language] for language in sorted(cohorts)])
+        except ValueError as exc:
+            raise CalibrationInvalid(f"the languages cannot be pooled: {exc}") from exc
+        cohorts = {POOLED: pool} if pooled_only else {**cohorts, POOLED: pool}
     sources = {
         "runs": [r.pk for r in runs],
         "sets": sorted({str(r.golden_set) for r in runs}),
@@ -409,8 +424,10 @@ def calibration_check(
     """What a gate would have done to the drafts of each of ``runs`` (held-out runs, never
     used to choose it): per run and question language, the share of judge-approved drafts it
     refuses and of rotated (off-topic) drafts it refuses, against issue 10's targets (≤ 5 % and
-    ≥ 90 %). The gate is ``thresholds`` (language → threshold, else ``default_threshold``) with
-    ``context_weights`` (language → w in [0, 1], else the seed's 0.7); each draft's stored cosines
+    ≥ 90 %). The gate is ``thresholds`` (language → threshold, else the pooled row's
+    (:data:`POOLED`), else ``default_threshold``) with ``context_weights`` (language → w in
+    [0, 1], else the pooled row's, else the seed's 0.7: :func:`gate_setting_for`, as the live
+    gate reads them); each draft's stored cosines
     are rescored with that w (:meth:`LanguageCohorts.reweighted`), so runs made under another
     calibration are checked against this one. ``focus_check`` (the live ``gate_focus_check``): a
     draft the focus agreement refuses counts as refused whatever its score
@@ -431,8 +448,9 @@ def calibration_check(
             answer_ids=answers_of_runs(runs=[run]), model_key=model_key, expected_urls=expected_urls_of_runs(runs=[run])
         )
         for language, cohort in sorted(cohorts.items()):
-            threshold = float(thresholds.get(language, default_threshold))
-            weight = float(context_weights.get(language, CONTEXT_WEIGHT))
+            threshold, weight = gate_setting_for(
+                language, thresholds=thresholds, context_weights=context_weights, default_threshold=default_threshold
+            )
             scored = cohort.reweighted(weight) if cohort.reweighable else cohort
 
             def refused(name: str, t: float = threshold, cohort: LanguageCohorts = scored) -> float | None:

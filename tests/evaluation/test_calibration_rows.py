@@ -302,17 +302,53 @@ def test_the_add_form_calibrates_on_chosen_runs(admin_client, evaluated_run) -> 
     assert response.status_code == 200
     row = Calibration.objects.get()
     assert row.language == "en" and row.created_by == "admin" and row.evidence["runs"] == [evaluated_run.pk]
+    admin_client.post(  # the pooled box: a row for '*' beside the language's own
+        reverse("admin:evaluation_calibration_add"),
+        {"runs": [evaluated_run.pk], "languages": "en", "max_false_refusal": "0.05", "pooled": "on"},
+        follow=True,
+    )
+    assert sorted(Calibration.objects.exclude(pk=row.pk).values_list("language", flat=True)) == ["*", "en"]
+
+
+def test_the_languages_pool_into_one_row_for_those_without_their_own(evaluated_run) -> None:  # type: ignore[no-untyped-def]
+    """GIVEN cohorts of two languages (the run's answers, one of them relabelled French) WHEN
+    pooled THEN every list is both concatenated and the counts add up; calibrating with
+    ``pooled_only`` stores one row for '*' on all of them; cohorts of different weights without
+    their cosines cannot be pooled."""
+    from zolsearch.search.models import Answer
+
+    ids = list(EvaluationResult.objects.filter(run=evaluated_run).values_list("answer_id", flat=True))
+    Answer.objects.filter(pk__in=ids[:4]).update(language="fr")
+    from evaluation.calibration_cohorts import expected_urls_of_runs
+
+    expected = expected_urls_of_runs(runs=[evaluated_run])  # as calibration reads them
+    cohorts = gate_cohorts_from_answers(answer_ids=ids, model_key=MODEL, expected_urls=expected)
+    assert set(cohorts) == {"en", "fr"}
+    pool = LanguageCohorts.pooled([cohorts["en"], cohorts["fr"]])
+    for name in ("related", "unrelated", "related_ids"):
+        assert getattr(pool, name) == getattr(cohorts["en"], name) + getattr(cohorts["fr"], name)
+    assert pool.drafts == cohorts["en"].drafts + cohorts["fr"].drafts and pool.reweighable
+    assert pool.term_mismatch_across["unrelated"] == (
+        cohorts["en"].term_mismatch_across["unrelated"] + cohorts["fr"].term_mismatch_across["unrelated"]
+    )
+    (row,) = calibrate_from_runs(runs=[evaluated_run], model_key=MODEL, created_by="t", pooled_only=True, pooled=True)
+    assert row.language == "*" and row.positives == len(pool.positives) and row.negatives == len(pool.negatives)
+    rows = calibrate_from_runs(runs=[evaluated_run], model_key=MODEL, created_by="t", pooled=True)
+    assert sorted(r.language for r in rows) == ["*", "en", "fr"]
+    with pytest.raises(ValueError, match="cannot be pooled"):
+        LanguageCohorts.pooled([LanguageCohorts(related=[0.8]), LanguageCohorts(related=[0.7], context_weight=0.1)])
 
 
 def test_the_calibrate_command_exports_the_active_calibration(evaluated_run, tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
     out = tmp_path / "gate.json"
-    out.write_text(json.dumps({"other-model": {"thresholds": {"nl": 0.5}}}))
+    out.write_text(json.dumps({"other-model": {"thresholds": {"nl": 0.5}}, MODEL: {"thresholds": {"fr": 0.4}}}))
     call_command("calibrate", "--set", "calibration-dev")
     assert "calibration" in capsys.readouterr().out
     calibration_activate(calibration_id=_row(language="nl").pk, changed_by="eva", reason="test")
     call_command("calibrate", "--set", "calibration-dev", "--export", str(out))
     written = json.loads(out.read_text())
-    assert written["other-model"] == {"thresholds": {"nl": 0.5}} and written[MODEL]["thresholds"] == {"nl": 0.70}
+    assert written["other-model"] == {"thresholds": {"nl": 0.5}}
+    assert written[MODEL]["thresholds"] == {"fr": 0.4, "nl": 0.70}  # a language without a row here is kept
     assert written[MODEL]["context_weights"] == {"nl": 0.7}
     with pytest.raises(Exception, match="no succeeded run"):
         call_command("calibrate", "--set", "nope")

@@ -35,7 +35,7 @@ bij mijn vrouw blijven slapen na de bevalling" answered from a narcolepsy page.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from functools import lru_cache
 from typing import NamedTuple
@@ -189,6 +189,25 @@ def site_disagrees(
     if not cited or not any(c.site and names(c.site) for c in candidates):
         return False
     return all(c.site and not names(c.site) for c in cited)
+
+
+POOLED_LANGUAGE = "*"  # the calibration of every language pooled: for a language without its own
+
+
+def gate_setting_for(
+    language: str, *, thresholds: Mapping[str, float], context_weights: Mapping[str, float], default_threshold: float
+) -> tuple[float, float]:
+    """``(threshold, context weight w)`` of the gate for a question in ``language``: its
+    language's calibrated ones (``thresholds`` / ``context_weights``: the flags
+    ``gate_thresholds_by_language`` and ``gate_context_weights_by_language``), else the pooled
+    calibration's (:data:`POOLED_LANGUAGE`: every language's drafts as one cohort, for languages
+    with too few answers for a row of their own), else ``default_threshold`` and the seed's w
+    (:data:`CONTEXT_WEIGHT`). The threshold is on the cosine scale [-1, 1], w in [0, 1]."""
+    if language in thresholds:
+        return float(thresholds[language]), float(context_weights.get(language, CONTEXT_WEIGHT))
+    if POOLED_LANGUAGE in thresholds:
+        return float(thresholds[POOLED_LANGUAGE]), float(context_weights.get(POOLED_LANGUAGE, CONTEXT_WEIGHT))
+    return float(default_threshold), CONTEXT_WEIGHT
 
 
 def terms_disagree(

@@ -1,5 +1,5 @@
 """``manage.py calibrate --set NAME … [--run ID …] [--language nl …] [--max-false-refusal 0.05]
-[--activate --reason TEXT] [--export data/calibration/gate.json]``, or
+[--pooled | --pooled-only] [--activate --reason TEXT] [--export data/calibration/gate.json]``, or
 ``manage.py calibrate --check --set NAME …`` on held-out runs.
 
 Calibrates the fast gate per language for the active embedding model on the stored answers of
@@ -7,8 +7,11 @@ evaluation runs (the newest succeeded run of each ``--set``, and each ``--run``)
 queue's calibration labels (:mod:`evaluation.services.calibration`); prints each row's threshold
 and evidence. ``--activate`` makes the new rows with a threshold active (audited, frozen into
 each request's configuration); ``--export`` writes the model's active calibration into the
-calibration file a fresh install starts with (``GATE_CALIBRATION_PATH``; other models' entries
-are kept).
+calibration file a fresh install starts with (``GATE_CALIBRATION_PATH``; other models' entries,
+and this model's languages without an active row in this database, are kept). ``--pooled``
+adds a row for every language pooled (language ``*``), which the gate uses for a question
+language without an active row of its own (French, Turkish, Arabic: too few answers each);
+``--pooled-only`` makes that row alone.
 
 ``--check`` creates no row: it prints, per run and language, what the live gate (the thresholds
 and context weights of the configuration requests get now) refuses of the runs' judge-approved
@@ -48,7 +51,17 @@ class Command(DatabaseCommand):
         parser.add_argument("--max-false-refusal", type=float, default=0.05, help="Share of good answers refused.")
         parser.add_argument("--activate", action="store_true", help="Activate the new rows that have a threshold.")
         parser.add_argument("--reason", default="", help="Why (required with --activate).")
-        parser.add_argument("--export", default="", help="Write the active calibration to this calibration file.")
+        parser.add_argument(
+            "--pooled",
+            action="store_true",
+            help="Also make a row for every language pooled ('*'), the gate's threshold for languages without their own.",
+        )
+        parser.add_argument("--pooled-only", action="store_true", help="Make only the pooled row ('*').")
+        parser.add_argument(
+            "--export",
+            default="",
+            help="Write the active calibration to this calibration file (languages without an active row here keep the file's).",
+        )
         parser.add_argument(
             "--check", action="store_true", help="Print what the live gate refuses of these runs' drafts; no rows."
         )
@@ -105,6 +118,8 @@ class Command(DatabaseCommand):
                 languages=options["languages"],
                 max_false_refusal=float(options["max_false_refusal"]),
                 created_by="manage.py",
+                pooled=bool(options["pooled"] or options["pooled_only"]),
+                pooled_only=bool(options["pooled_only"]),
             )
         except CalibrationInvalid as exc:
             raise CommandError(str(exc)) from exc
@@ -126,5 +141,9 @@ class Command(DatabaseCommand):
             out = Path(str(options["export"]))
             out.parent.mkdir(parents=True, exist_ok=True)
             existing = json.loads(out.read_text(encoding="utf-8")) if out.exists() else {}
-            out.write_text(json.dumps({**existing, **entry}, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+            merged = {**existing}
+            for key, sections in entry.items():  # per model and section: this database's rows win
+                kept = existing.get(key) or {}
+                merged[key] = {name: {**(kept.get(name) or {}), **values} for name, values in sections.items()}
+            out.write_text(json.dumps(merged, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
             self.stdout.write(f"Wrote {out}")

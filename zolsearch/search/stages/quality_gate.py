@@ -12,9 +12,9 @@ from zolsearch.search import selectors
 from zolsearch.search.contract import Outcome
 from zolsearch.search.filco import kept_vector
 from zolsearch.search.gate import (
-    CONTEXT_WEIGHT,
     Subject,
     gate_score,
+    gate_setting_for,
     site_disagrees,
     subject_disagrees,
     terms_disagree,
@@ -161,12 +161,18 @@ class GateStage(Stage):
     def run(self, state: SearchState) -> None:
         assert state.draft is not None and state.query_vector is not None
         answer, context = draft_gate_vectors(state)
+        threshold, context_weight = gate_setting_for(
+            state.language,
+            thresholds=state.config.gate_thresholds_by_language,
+            context_weights=state.config.gate_context_weights_by_language,
+            default_threshold=state.config.gate_threshold,
+        )
         state.gate = gate_score(
             answer=answer,
             context=context,
             question=state.query_vector,
-            threshold=state.config.gate_thresholds_by_language.get(state.language, state.config.gate_threshold),
-            context_weight=state.config.gate_context_weights_by_language.get(state.language, CONTEXT_WEIGHT),
+            threshold=threshold,
+            context_weight=context_weight,
         )
         if state.config.gate_focus_check and draft_subject_disagrees(state):
             state.gate = replace(state.gate, passed=False, focus_mismatch=True)
