@@ -116,19 +116,28 @@ class LanguageCohorts:
 
     @classmethod
     def pooled(cls, cohorts: Sequence[LanguageCohorts]) -> LanguageCohorts:
-        """The cohorts of several languages as one (every list concatenated in the given order,
-        draft and left-out counts summed, the mean of the rescore errors), for the pooled
-        calibration of the languages too small for their own (:data:`evaluation.services.calibration.POOLED`).
-        Raises ``ValueError`` when the cohorts' scores were made with different context weights
-        and cannot all be rescored (:attr:`reweighable`), since they would be on different scales."""
+        """The cohorts of several languages as one, for the pooled calibration of the languages
+        too small for their own (:data:`evaluation.services.calibration.POOLED`): every list
+        concatenated in the given order (scores, their cosines, answer ids, agreement flags),
+        draft and left-out counts summed, the rescore errors averaged by drafts. An empty
+        ``cohorts`` gives empty cohorts. Every score must keep its two cosines
+        (:attr:`reweighable`): the pool is rescored with each candidate context weight when it is
+        calibrated, and scores served under different weights (a calibrated language at 0.1,
+        another at the seed's 0.7) would otherwise be mixed on different scales. Raises
+        ``ValueError`` when a cohort is not reweighable or a cohort's agreement flags do not
+        match its scores one to one."""
         cohorts = list(cohorts)
-        weights = {c.context_weight for c in cohorts}
-        if len(weights) > 1 and not all(c.reweighable for c in cohorts):
-            raise ValueError("cohorts scored with different context weights cannot be pooled without their cosines")
-        if len(weights) > 1:
-            common = min(weights)
-            cohorts = [c.reweighted(common) for c in cohorts]
-        errors = [c.rescore_error for c in cohorts if c.rescore_error is not None]
+        if not all(c.reweighable for c in cohorts):
+            raise ValueError("some scores were stored without their cosines: languages cannot be pooled")
+        flag_names = ("focus_mismatch", "site_mismatch", "term_mismatch", "term_mismatch_across")
+        for cohort in cohorts:
+            for name in flag_names:
+                for key in {k for c in cohorts for k in getattr(c, name)}:
+                    flags = getattr(cohort, name).get(key)
+                    if len(flags or []) != len(getattr(cohort, key)) and (flags is not None or getattr(cohort, key)):
+                        raise ValueError(f"{name}[{key!r}] does not match its scores one to one")
+        drafts = sum(c.drafts for c in cohorts)
+        errors = [(c.rescore_error, c.drafts) for c in cohorts if c.rescore_error is not None and c.drafts]
 
         def joined(name: str) -> dict[str, list[Any]]:
             out: dict[str, list[Any]] = {}
@@ -140,8 +149,8 @@ class LanguageCohorts:
         return cls(
             **{name: [s for c in cohorts for s in getattr(c, name)] for name in COHORT_NAMES},
             related_ids=[i for c in cohorts for i in c.related_ids],
-            drafts=sum(c.drafts for c in cohorts),
-            rescore_error=sum(errors) / len(errors) if errors else None,
+            drafts=drafts,
+            rescore_error=sum(e * n for e, n in errors) / sum(n for _, n in errors) if errors else None,
             components=joined("components"),
             context_weight=cohorts[0].context_weight if cohorts else CONTEXT_WEIGHT,
             focus_mismatch=joined("focus_mismatch"),

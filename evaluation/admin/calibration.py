@@ -121,7 +121,7 @@ class CalibrationAdmin(admin.ModelAdmin):
         "created_at",
     )
     list_filter = ("status", "scorer", "language", "model_key")
-    fields = ("runs", "languages", "max_false_refusal")
+    fields = ("runs", "languages", "pooled", "max_false_refusal")
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Calibration]:
         return super().get_queryset(request).defer("curve", "evidence")

@@ -107,7 +107,9 @@ def answer_cites_expected(*, outcome: str, cited_urls: Sequence[str], expected_u
     ``answered``) or has no expected pages. A measure of wrong answers that does not trust the
     judge: the local judge passes an answer from another page whose words sit near the question
     (docs/EVALUATION.md, "Cross-lingual term agreement"). Judgements are not exhaustive, so an
-    answer from an unjudged page may still be right: compare runs on the same set, not sets."""
+    answer from an unjudged page may still be right: compare runs on the same set, not sets.
+    Only answered questions count, so a configuration that answers fewer can raise the share:
+    read it beside the fallback rate and its ``n``."""
     if outcome != ANSWERED_OUTCOME or not expected_urls:
         return None
     return any(url_grade(url, expected_urls) >= RELEVANT_GRADE for url in cited_urls if url)

@@ -355,6 +355,35 @@ def calibration_file_entry(*, model_key: str) -> dict[str, Any]:
     }
 
 
+def calibration_file_merged(*, existing: dict[str, Any], model_key: str) -> dict[str, Any]:
+    """The calibration file's content ``existing`` (model key → ``{"thresholds", "context_weights",
+    "evidence"}``) with ``model_key``'s active rows of this database written in
+    (:func:`calibration_file_entry`): other models' entries are kept, and so are this model's
+    languages without an active row here (a database made on another index than the file's
+    rows), except a language whose row was retired here and none activated since (its old
+    threshold must not come back from the file). Raises :class:`CalibrationInvalid` without an
+    active row."""
+    entry = calibration_file_entry(model_key=model_key)[model_key]
+    retired = set(
+        Calibration.objects.filter(
+            scorer=Calibration.Scorer.GATE, model_key=model_key, status=Calibration.Status.RETIRED
+        ).values_list("language", flat=True)
+    ) - set(entry["thresholds"])
+    kept = existing.get(model_key) or {}
+    merged = {**existing}
+    merged[model_key] = {
+        **{name: values for name, values in kept.items() if name not in entry},
+        **{
+            name: {
+                **{lang: v for lang, v in (kept.get(name) or {}).items() if lang not in retired},
+                **values,
+            }
+            for name, values in entry.items()
+        },
+    }
+    return merged
+
+
 def calibrate_from_runs(
     *,
     runs: Sequence[EvaluationRun],
@@ -389,7 +418,7 @@ def calibrate_from_runs(
     )
     if not cohorts:
         raise CalibrationInvalid(f"no answer scored by the gate with {model_key} in the chosen runs and labels")
-    if pooled:
+    if pooled or pooled_only:
         try:
             pool = LanguageCohorts.pooled([cohorts[language] for language in sorted(cohorts)])
         except ValueError as exc:

@@ -331,12 +331,16 @@ def test_the_languages_pool_into_one_row_for_those_without_their_own(evaluated_r
     assert pool.term_mismatch_across["unrelated"] == (
         cohorts["en"].term_mismatch_across["unrelated"] + cohorts["fr"].term_mismatch_across["unrelated"]
     )
-    (row,) = calibrate_from_runs(runs=[evaluated_run], model_key=MODEL, created_by="t", pooled_only=True, pooled=True)
+    (row,) = calibrate_from_runs(runs=[evaluated_run], model_key=MODEL, created_by="t", pooled_only=True)
     assert row.language == "*" and row.positives == len(pool.positives) and row.negatives == len(pool.negatives)
     rows = calibrate_from_runs(runs=[evaluated_run], model_key=MODEL, created_by="t", pooled=True)
     assert sorted(r.language for r in rows) == ["*", "en", "fr"]
-    with pytest.raises(ValueError, match="cannot be pooled"):
+    with pytest.raises(ValueError, match="cannot be pooled"):  # scores without their cosines
         LanguageCohorts.pooled([LanguageCohorts(related=[0.8]), LanguageCohorts(related=[0.7], context_weight=0.1)])
+    misaligned = LanguageCohorts(related=[0.8], components={"related": [(0.8, 0.8)]}, term_mismatch={"related": []})
+    with pytest.raises(ValueError, match="one to one"):
+        LanguageCohorts.pooled([cohorts["en"], misaligned])
+    assert LanguageCohorts.pooled([]).related == []
 
 
 def test_the_calibrate_command_exports_the_active_calibration(evaluated_run, tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
@@ -350,6 +354,15 @@ def test_the_calibrate_command_exports_the_active_calibration(evaluated_run, tmp
     assert written["other-model"] == {"thresholds": {"nl": 0.5}}
     assert written[MODEL]["thresholds"] == {"fr": 0.4, "nl": 0.70}  # a language without a row here is kept
     assert written[MODEL]["context_weights"] == {"nl": 0.7}
+    # a row retired here takes its language out of the file (the file's own "fr" stays)
+    from evaluation.services.calibration import calibration_retire
+
+    english = _row(language="en")
+    calibration_activate(calibration_id=english.pk, changed_by="eva", reason="test")
+    dutch = Calibration.objects.get(language="nl", status=Calibration.Status.ACTIVE)
+    calibration_retire(calibration_id=dutch.pk, changed_by="eva", reason="test")
+    call_command("calibrate", "--set", "calibration-dev", "--export", str(out))
+    assert json.loads(out.read_text())[MODEL]["thresholds"] == {"en": english.threshold, "fr": 0.4}
     with pytest.raises(Exception, match="no succeeded run"):
         call_command("calibrate", "--set", "nope")
 

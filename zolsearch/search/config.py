@@ -66,7 +66,9 @@ class PipelineConfig(BaseModel):
       written from pages all in other languages that shares no word stem (nor a cognate's first
       six letters) with the question's words and the words retrieval also searched for it
       (its English renderings, focus name and synonyms).
-    - ``gate_threshold``: pass when the gate score ≥ it (cosine scale, [-1, 1]);
+    - ``gate_threshold``: pass when the gate score ≥ it (cosine scale, [-1, 1]), for a language
+      with no calibrated threshold of its own nor a pooled one (``*``, which once active serves
+      every such language; :func:`zolsearch.search.gate.gate_setting_for`);
       ``gate_thresholds_by_language``: the calibrated threshold of the question's language
       (the active calibration rows, ``manage.py calibrate``; a fresh install starts from
       ``GATE_CALIBRATION_PATH``), used instead when present; ``gate_context_weights_by_language``:

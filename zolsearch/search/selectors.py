@@ -325,8 +325,11 @@ def cache_lookup(
     vector is nearest ``vector`` (``(d,)`` float32 of ``model_key``) under the same configuration,
     that index version and ``language`` when its cosine is ≥ ``min_cosine`` (in [-1, 1]), else
     None. The version and the nearest entry's id and distance come in one statement (a live
-    request's first look at the cache, and the version its answer is cached under); the entry's
-    row is read only on a hit (docs/BENCHMARKS.md, "Fewer round trips")."""
+    request's first look at the cache, and the version its answer is cached under), so a miss
+    costs one round trip and a hit two (the entry's row is read then); raw SQL because the ORM
+    cannot put the version subquery and the entry in one row when there is no entry
+    (docs/BENCHMARKS.md, "Fewer round trips"). A distance that is not a number (a zero vector)
+    is a miss. Raises ``django.db.DataError`` for a vector with NaN or infinite values."""
     sql = (
         "SELECT v.version, e.id, e.distance FROM "
         f"(SELECT COALESCE(MAX(id), 0)::text AS version FROM {Chunk._meta.db_table}) v "
@@ -338,7 +341,7 @@ def cache_lookup(
     with connection.cursor() as cursor:
         cursor.execute(sql, [literal, model_key, config_hash, language])
         version, entry_id, distance = cursor.fetchone()
-    if entry_id is None or 1.0 - float(distance) < min_cosine:
+    if entry_id is None or not 1.0 - float(distance) >= min_cosine:  # NaN: a miss
         return str(version), None
     return str(version), SemanticCacheEntry.objects.filter(pk=entry_id).first()
 

@@ -8,7 +8,8 @@ queue's calibration labels (:mod:`evaluation.services.calibration`); prints each
 and evidence. ``--activate`` makes the new rows with a threshold active (audited, frozen into
 each request's configuration); ``--export`` writes the model's active calibration into the
 calibration file a fresh install starts with (``GATE_CALIBRATION_PATH``; other models' entries,
-and this model's languages without an active row in this database, are kept). ``--pooled``
+and this model's languages without an active row in this database, are kept, except a language
+whose row was retired here: :func:`evaluation.services.calibration.calibration_file_merged`). ``--pooled``
 adds a row for every language pooled (language ``*``), which the gate uses for a question
 language without an active row of its own (French, Turkish, Arabic: too few answers each);
 ``--pooled-only`` makes that row alone.
@@ -36,7 +37,7 @@ from evaluation.services.calibration import (
     calibrate_from_runs,
     calibration_activate,
     calibration_check,
-    calibration_file_entry,
+    calibration_file_merged,
 )
 from zolsearch.search.config import pipeline_config_default
 
@@ -134,16 +135,12 @@ class Command(DatabaseCommand):
                 calibration_activate(calibration_id=row.pk, changed_by="manage.py", reason=str(options["reason"]))
                 self.stdout.write(f"  activated {row.language}: {row.threshold:.2f}")
         if options["export"]:
+            out = Path(str(options["export"]))
+            existing = json.loads(out.read_text(encoding="utf-8")) if out.exists() else {}
             try:
-                entry = calibration_file_entry(model_key=model_key)
+                merged = calibration_file_merged(existing=existing, model_key=model_key)
             except CalibrationInvalid as exc:
                 raise CommandError(str(exc)) from exc
-            out = Path(str(options["export"]))
             out.parent.mkdir(parents=True, exist_ok=True)
-            existing = json.loads(out.read_text(encoding="utf-8")) if out.exists() else {}
-            merged = {**existing}
-            for key, sections in entry.items():  # per model and section: this database's rows win
-                kept = existing.get(key) or {}
-                merged[key] = {name: {**(kept.get(name) or {}), **values} for name, values in sections.items()}
             out.write_text(json.dumps(merged, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
             self.stdout.write(f"Wrote {out}")
