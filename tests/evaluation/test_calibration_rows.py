@@ -294,6 +294,8 @@ def test_calibration_pages_render_with_bounded_queries_and_only_evaluators_chang
 
 
 def test_the_add_form_calibrates_on_chosen_runs(admin_client, evaluated_run) -> None:  # type: ignore[no-untyped-def]
+    form = admin_client.get(reverse("admin:evaluation_calibration_add")).content.decode()
+    assert 'name="pooled"' in form and 'name="languages"' in form
     response = admin_client.post(
         reverse("admin:evaluation_calibration_add"),
         {"runs": [evaluated_run.pk], "languages": "en", "max_false_refusal": "0.05"},
