@@ -117,7 +117,7 @@ class LanguageCohorts:
     @classmethod
     def pooled(cls, cohorts: Sequence[LanguageCohorts]) -> LanguageCohorts:
         """The cohorts of several languages as one, for the pooled calibration of the languages
-        too small for their own (:data:`evaluation.services.calibration.POOLED`): every list
+        too small for their own (:data:`zolsearch.search.gate.POOLED_LANGUAGE`): every list
         concatenated in the given order (scores, their cosines, answer ids, agreement flags),
         draft and left-out counts summed, the rescore errors averaged by drafts. An empty
         ``cohorts`` gives empty cohorts. Every score must keep its two cosines
@@ -247,10 +247,10 @@ class _FocusView:
 
 
 def _searched(answer: Answer) -> str:
-    """The words understanding added to ``answer``'s search (its trace's ``expanded``, "; "
-    between additions), as the live gate's cross-lingual term agreement reads them."""
+    """The words understanding added to ``answer``'s search (its trace's ``expanded``), as the
+    live gate's cross-lingual term agreement reads them."""
     understanding = (answer.trace or {}).get("understanding") or {}
-    return str(understanding.get("expanded") or "").replace(";", " ")
+    return str(understanding.get("expanded") or "")
 
 
 def answers_of_runs(*, runs: Sequence[EvaluationRun]) -> list[int]:

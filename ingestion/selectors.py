@@ -6,7 +6,8 @@ import threading
 import time
 from collections.abc import Callable
 
-from django.db.models import CharField, F, Func, Max, Value
+from django.db import connection
+from django.db.models import CharField, F, Func, Value
 from django.db.models.fields.json import KeyTextTransform, KeyTransform
 
 from ingestion.models import Chunk, Document, Source
@@ -17,11 +18,19 @@ def source_priorities() -> dict[str, int]:
     return dict(Source.objects.filter(priority__gt=0).values_list("key", "priority"))
 
 
+# The index version as SQL (one text column), for a caller that reads it inside a larger statement
+# (the semantic cache's look-up, zolsearch.search.selectors.cache_lookup).
+INDEX_VERSION_SQL = f"SELECT COALESCE(MAX(id), 0)::text AS version FROM {Chunk._meta.db_table}"
+
+
 def index_version() -> str:
-    """A value that changes whenever the indexed content changes: the highest chunk id (chunks
-    are only ever replaced, never edited, so every ingestion that changes a document creates new
-    ids). One index-only query. ``"0"`` for an empty index."""
-    return str(Chunk.objects.aggregate(top=Max("id"))["top"] or 0)
+    """A value that changes whenever the indexed content changes: the highest chunk id as text
+    (chunks are only ever replaced, never edited, so every ingestion that changes a document
+    creates new ids). One index-only query (:data:`INDEX_VERSION_SQL`). ``"0"`` for an empty
+    index."""
+    with connection.cursor() as cursor:
+        cursor.execute(INDEX_VERSION_SQL)
+        return str(cursor.fetchone()[0])
 
 
 class IndexVersionedCache[T]:

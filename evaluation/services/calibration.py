@@ -41,10 +41,6 @@ from zolsearch.search.gate import CONTEXT_WEIGHTS, POOLED_LANGUAGE, gate_setting
 from zolsearch.search.services import pipeline_flag_set
 
 MIN_COHORT = 20  # fewer positives or negatives than this: no threshold (too noisy to choose one)
-# The language of a pooled calibration row: every language's drafts as one cohort, used by the
-# gate for a question language without an active row of its own (French, Turkish, Arabic: a few
-# answers each, fewer than MIN_COHORT; zolsearch.search.gate.gate_setting_for).
-POOLED = POOLED_LANGUAGE
 TARGET_FALSE_REFUSAL = 0.05  # issue 10 target: refuse ≤ 5 % of judge-approved answers
 TARGET_NEGATIVES_REFUSED = 0.90  # issue 10 target: refuse ≥ 90 % of off-topic drafts
 FLAG = "gate_thresholds_by_language"
@@ -397,7 +393,7 @@ def calibrate_from_runs(
 ) -> list[Calibration]:
     """Calibrate the gate of ``model_key`` per language on the stored answers of ``runs`` (their
     judgements) and the review ``labels`` (``(answer_id, positive)``); one PROPOSED row per
-    language (:func:`calibrations_create`), and with ``pooled`` one more for :data:`POOLED` from
+    language (:func:`calibrations_create`), and with ``pooled`` one more for :data:`zolsearch.search.gate.POOLED_LANGUAGE` from
     the drafts of every language as one cohort (:meth:`LanguageCohorts.pooled`; the gate uses it
     for a question language without an active row of its own; ``pooled_only``: that row alone).
     Runs of another embedding model
@@ -423,7 +419,7 @@ def calibrate_from_runs(
             pool = LanguageCohorts.pooled([cohorts[language] for language in sorted(cohorts)])
         except ValueError as exc:
             raise CalibrationInvalid(f"the languages cannot be pooled: {exc}") from exc
-        cohorts = {POOLED: pool} if pooled_only else {**cohorts, POOLED: pool}
+        cohorts = {POOLED_LANGUAGE: pool} if pooled_only else {**cohorts, POOLED_LANGUAGE: pool}
     sources = {
         "runs": [r.pk for r in runs],
         "sets": sorted({str(r.golden_set) for r in runs}),
@@ -454,7 +450,7 @@ def calibration_check(
     used to choose it): per run and question language, the share of judge-approved drafts it
     refuses and of rotated (off-topic) drafts it refuses, against issue 10's targets (≤ 5 % and
     ≥ 90 %). The gate is ``thresholds`` (language → threshold, else the pooled row's
-    (:data:`POOLED`), else ``default_threshold``) with ``context_weights`` (language → w in
+    (:data:`zolsearch.search.gate.POOLED_LANGUAGE`), else ``default_threshold``) with ``context_weights`` (language → w in
     [0, 1], else the pooled row's, else the seed's 0.7: :func:`gate_setting_for`, as the live
     gate reads them); each draft's stored cosines
     are rescored with that w (:meth:`LanguageCohorts.reweighted`), so runs made under another

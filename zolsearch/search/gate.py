@@ -235,10 +235,10 @@ def terms_disagree(
       generic words left out) and the words understanding added to its search (``searched``:
       ``trace.understanding.expanded``: English renderings, focus name and synonyms, the
       glossary's Dutch words), accents folded, stemmed in each page language, leaving out that
-      language's stop and generic words, share
-      no stem with the draft stemmed the same way, nor a first six letters of stems of ≥ 6
-      letters (cognates: "alcoholisme" / "alcoholism"). Chosen on medquad-dev-noisy (docs/EVALUATION.md,
-      "Cross-lingual term agreement"): a Dutch question answered from an English page that no
+      language's stop and generic words, share no stem with the draft stemmed the same way, nor
+      a first six letters of stems of ≥ 6 letters (cognates: "alcoholisme" / "alcoholism").
+      Chosen on medquad-dev-noisy (docs/EVALUATION.md, "Cross-lingual term agreement"): a
+      Dutch question answered from an English page that no
       word of the question or of its translation links to ("mag ik bij mijn vrouw blijven slapen
       na de bevalling" answered from a narcolepsy page). A draft from pages in both the
       question's and other languages is refused only when neither rule finds a shared word
@@ -249,33 +249,32 @@ def terms_disagree(
     pages, and for a draft from pages in other languages without ``across``."""
     if not draft_languages or any(not lang for lang in draft_languages):
         return False
-    if all(lang == language for lang in draft_languages):
-        asked = terms_stem_set(question, language=language) - _generic_stems(language)
-        return bool(asked) and not asked & terms_stem_set(draft, language=language)
-    if not across:
+    if not across and any(lang != language for lang in draft_languages):
         return False
-    own_generic = _generic_stems(language)
-    own_stop = STOPWORDS.get(language, STOPWORDS["en"])
-    words = [
-        w
-        for w in text_normalise(question).split()
-        if len(w) > 1 and w not in own_stop and _stem_of(w, language) not in own_generic
-    ]
-    text = " ".join([*words, text_normalise(searched)])
-    folded = text_normalise(draft)  # accents folded on both sides: "Ménière" / "meniere"
     for page_language in sorted(set(draft_languages)):
-        if page_language == language:  # the pages in the question's language: as above
-            asked = terms_stem_set(question, language=language) - own_generic
+        if page_language == language:
+            asked = terms_stem_set(question, language=language) - _generic_stems(language)
             if not asked or asked & terms_stem_set(draft, language=language):
                 return False
             continue
-        asked = terms_stem_set(text, language=page_language) - _generic_stems(page_language)
-        if not asked:
-            return False
-        drafted = terms_stem_set(folded, language=page_language)
-        if asked & drafted or _prefixes(asked) & _prefixes(drafted):
+        asked = terms_stem_set(_words_across(question, searched, language), language=page_language)
+        asked -= _generic_stems(page_language)
+        drafted = terms_stem_set(text_normalise(draft), language=page_language)  # accents folded as the asked words
+        if not asked or asked & drafted or _prefixes(asked) & _prefixes(drafted):
             return False
     return True
+
+
+def _words_across(question: str, searched: str, language: str) -> str:
+    """The question's content words (accents folded; its language's stop words and the stems of
+    its generic words left out) and the ``searched`` words, as one text to stem in a page's
+    language."""
+    words = [
+        w for w in text_normalise(question).split() if len(w) > 1 and w not in STOPWORDS.get(language, STOPWORDS["en"])
+    ]
+    generic = _generic_stems(language)
+    kept = [w for w, stem in zip(words, words_stem(words, language=language), strict=True) if stem not in generic]
+    return " ".join([*kept, text_normalise(searched)])
 
 
 COGNATE_PREFIX = 6  # letters two stems of at least this length share to count as one word (set on medquad-dev-noisy)
@@ -283,10 +282,6 @@ COGNATE_PREFIX = 6  # letters two stems of at least this length share to count a
 
 def _prefixes(stems: frozenset[str]) -> set[str]:
     return {stem[:COGNATE_PREFIX] for stem in stems if len(stem) >= COGNATE_PREFIX}
-
-
-def _stem_of(word: str, language: str) -> str:
-    return words_stem([word], language=language)[0]
 
 
 # Words every hospital question and page may share without being about the same thing: Snowball's

@@ -25,6 +25,7 @@ from pgvector import Vector
 from pgvector.django import CosineDistance, VectorField
 
 from ingestion.models import Chunk, ChunkEmbedding, ChunkSentenceVectors
+from ingestion.selectors import INDEX_VERSION_SQL
 from zolsearch.search.contract import AnswerTrace, Intent, Outcome
 from zolsearch.search.generation import answer_plain, chunk_source_text
 from zolsearch.search.messages import emergency_notice
@@ -320,8 +321,8 @@ def answer_material(*, answer: Answer) -> AnswerMaterial | None:
 def cache_lookup(
     *, vector: np.ndarray, model_key: str, config_hash: str, language: str, min_cosine: float
 ) -> tuple[str, SemanticCacheEntry | None]:
-    """``(index version, entry)``: the index's current version (:func:`ingestion.selectors.index_version`:
-    the highest chunk id as text, "0" for an empty index) and the cached answer whose question
+    """``(index version, entry)``: the index's current version (:func:`ingestion.selectors.index_version`,
+    its :data:`~ingestion.selectors.INDEX_VERSION_SQL` as a subquery) and the cached answer whose question
     vector is nearest ``vector`` (``(d,)`` float32 of ``model_key``) under the same configuration,
     that index version and ``language`` when its cosine is ≥ ``min_cosine`` (in [-1, 1]), else
     None. The version and the nearest entry's id and distance come in one statement (a live
@@ -331,15 +332,13 @@ def cache_lookup(
     (docs/BENCHMARKS.md, "Fewer round trips"). A distance that is not a number (a zero vector)
     is a miss. Raises ``django.db.DataError`` for a vector with NaN or infinite values."""
     sql = (
-        "SELECT v.version, e.id, e.distance FROM "
-        f"(SELECT COALESCE(MAX(id), 0)::text AS version FROM {Chunk._meta.db_table}) v "
+        f"SELECT v.version, e.id, e.distance FROM ({INDEX_VERSION_SQL}) v "
         "LEFT JOIN LATERAL (SELECT c.id, c.vector <=> %s::vector AS distance "
         f"FROM {SemanticCacheEntry._meta.db_table} c WHERE c.model_key = %s AND c.config_hash = %s "
         "AND c.language = %s AND c.index_version = v.version ORDER BY distance LIMIT 1) e ON true"
     )
-    literal = "[" + ",".join(repr(float(x)) for x in vector.tolist()) + "]"
     with connection.cursor() as cursor:
-        cursor.execute(sql, [literal, model_key, config_hash, language])
+        cursor.execute(sql, [Vector(vector).to_text(), model_key, config_hash, language])
         version, entry_id, distance = cursor.fetchone()
     if entry_id is None or not 1.0 - float(distance) >= min_cosine:  # NaN: a miss
         return str(version), None

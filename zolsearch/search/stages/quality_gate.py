@@ -34,7 +34,7 @@ def draft_gate_vectors(state: SearchState) -> tuple[np.ndarray, np.ndarray]:
     again: 12 ms p50 / 25 ms p95 more per request (docs/BENCHMARKS.md)."""
     assert state.draft is not None
     cited = state.draft.cited_chunk_ids
-    answer_vector = state.provider.embed_passages([answer_plain(state.documents_text or state.draft.text)])[0]
+    answer_vector = state.provider.embed_passages([draft_gated_text(state)])[0]
     parts = [state.filtered_vectors[i] for i in cited if i in state.filtered_vectors]
     stored = selectors.chunk_vectors(
         ids=[i for i in cited if i not in state.filtered_vectors], model_key=state.provider.key
@@ -107,6 +107,13 @@ def draft_site_disagrees(state: SearchState) -> bool:
     )
 
 
+def draft_gated_text(state: SearchState) -> str:
+    """The part of the draft the gate scores: its retrieved part (before graph facts were
+    pinned), without citation marks. The draft must be set."""
+    assert state.draft is not None
+    return answer_plain(state.documents_text or state.draft.text)
+
+
 def draft_terms_disagree(state: SearchState) -> bool:
     """:func:`zolsearch.search.gate.terms_disagree` of the question (after follow-up
     resolution) and the draft's retrieved part (what the gate scores), in the question's
@@ -119,13 +126,12 @@ def draft_terms_disagree(state: SearchState) -> bool:
     if state.draft is None:
         return False
     languages = [(state.chunks[i].language or "") if i in state.chunks else "" for i in state.draft.cited_chunk_ids]
-    text = answer_plain(state.documents_text or state.draft.text)
     return terms_disagree(
         state.question,
-        text,
+        draft_gated_text(state),
         language=state.language,
         draft_languages=languages,
-        searched=state.trace.understanding.expanded.replace(";", " "),
+        searched=state.trace.understanding.expanded,
         across=state.config.gate_term_check_across,
     )
 
