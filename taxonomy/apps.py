@@ -7,3 +7,17 @@ class TaxonomyConfig(AppConfig):
 
     name = "taxonomy"
     verbose_name = _("Taxonomy")
+
+    def ready(self) -> None:
+        from django.core.signals import setting_changed
+        from django.db.models.signals import post_delete, post_save
+
+        from taxonomy.models import Alias, Entity
+        from taxonomy.resolver import lookup_terms_changed, lookup_terms_clear
+
+        for model in (Alias, Entity):
+            post_save.connect(lookup_terms_changed, sender=model, dispatch_uid=f"lookup-terms-save-{model.__name__}")
+            post_delete.connect(
+                lookup_terms_changed, sender=model, dispatch_uid=f"lookup-terms-delete-{model.__name__}"
+            )
+        setting_changed.connect(lookup_terms_clear, dispatch_uid="lookup-terms-settings")

@@ -51,11 +51,13 @@ def _no_gate_calibration_file(settings) -> None:  # type: ignore[no-untyped-def]
 
 @pytest.fixture(autouse=True)
 def _live_configuration_forgotten() -> None:
-    """Every test starts without a live configuration held from an earlier one (a transactional
+    """Every test starts without a live configuration or resolver terms held from an earlier one (a transactional
     test's flush deletes flag rows without the signals that would clear it)."""
+    from taxonomy.resolver import lookup_terms_clear
     from zolsearch.search.config import pipeline_config_live_clear
 
     pipeline_config_live_clear()
+    lookup_terms_clear()
 
 
 @pytest.fixture

@@ -178,3 +178,34 @@ def test_index_probe_held_once_positive(cdc: None, settings: Any) -> None:
     with CaptureQueriesContext(connection) as queries:
         assert embedding_model_indexed_live(model_key=key)
     assert len(queries.captured_queries) == 1
+
+
+def test_candidate_vectors_are_read_once_per_answer(cdc: None) -> None:
+    """GIVEN the reranker and the gate on (the defaults) WHEN an answer is drafted THEN the stored
+    vectors of its candidates are read by one statement, the reranker's, and the gate's context
+    is built from them (no statement): the same vector as when the gate reads the cited chunks'
+    vectors itself."""
+    import numpy as np
+
+    from zolsearch.search.config import pipeline_config_live
+    from zolsearch.search.pipeline import pipeline_run
+    from zolsearch.search.stages.quality_gate import draft_gate_vectors
+
+    request = SearchRequest(question="Who should get a flu vaccine?", language="en")
+    with CaptureQueriesContext(connection) as queries:
+        state = pipeline_run(request=request, config=pipeline_config_live())
+    assert state.draft is not None and state.gate is not None and state.rerank, state.trace
+    reads = [q["sql"] for q in queries.captured_queries if "vector_send" in q["sql"]]
+    assert len(reads) == 1, reads
+    assert set(state.chunk_vectors) == set(state.chunks)
+
+    state.filtered_vectors = {}  # as with FILCO off: every cited chunk's stored vector is needed
+    with CaptureQueriesContext(connection) as queries:
+        answer, context = draft_gate_vectors(state)
+    assert not [q for q in queries.captured_queries if "vector_send" in q["sql"]]
+    state.chunk_vectors = {}
+    with CaptureQueriesContext(connection) as queries:
+        answer_again, context_read = draft_gate_vectors(state)
+    assert len([q for q in queries.captured_queries if "vector_send" in q["sql"]]) == 1
+    np.testing.assert_allclose(context, context_read, rtol=1e-6)
+    np.testing.assert_array_equal(answer, answer_again)

@@ -59,11 +59,14 @@ def rerank_candidates(
     focus: str = "",
     sites: tuple[tuple[str, ...], ...] | None = None,
     asked: str = "",
+    vectors: dict[int, np.ndarray] | None = None,
 ) -> list[RerankCandidate]:
     """One :class:`RerankCandidate` per fused id present in ``chunks``, in fused order.
 
     ``dense``/``lexical``: the retrievers' ``(chunk id, score)`` lists; ``query_vector``:
-    ``(d,)`` float32 unit vector of ``model_key`` (None: dense features 0). The question is
+    ``(d,)`` float32 unit vector of ``model_key`` (None: dense features 0). A candidate the dense
+    retriever did not return is scored against its stored vector: from ``vectors`` (chunk id →
+    ``(d,)`` float32 of ``model_key``, read by the caller) when given, else read here (one query). The question is
     stemmed in each chunk's language, so an English page is matched on English stems.
     ``authority``: how much the question wants the hospital's own pages, in [0, 1]
     (:func:`zolsearch.search.stages.retrieval.authority_share`); ``priority_for_intent`` is the
@@ -86,9 +89,11 @@ def rerank_candidates(
     dense_hits = set(dense_scores)
     missing = [i for i in ids if i not in dense_scores]
     if missing and query_vector is not None:
-        vectors = selectors.chunk_vectors_by_id(ids=missing, model_key=model_key)
-        for chunk_id, vector in vectors.items():
-            dense_scores[chunk_id] = float(np.dot(vector, query_vector))
+        if vectors is None:
+            vectors = selectors.chunk_vectors_by_id(ids=missing, model_key=model_key)
+        for chunk_id in missing:
+            if chunk_id in vectors:
+                dense_scores[chunk_id] = float(np.dot(vectors[chunk_id], query_vector))
     lexical_scores = dict(lexical)
     best_bm25 = max(lexical_scores.values(), default=0.0) or 1.0
     best_dense = max((dense_scores.get(i, 0.0) for i in ids), default=0.0)

@@ -70,7 +70,8 @@ class SearchState:
     ``[(chunk id, score)]`` best first; dense cosine similarity in [-1, 1], BM25 ≥ 0);
     ``filtered``, ``filtered_vectors`` (FILCO);
     ``fused``, ``chunks`` (fusion: RRF scores; keyword rescue adds to both; the reranker
-    reorders ``fused`` and adds ``rerank``, its scores; CRAG may replace all of them);
+    reorders ``fused`` and adds ``rerank``, its scores, and ``chunk_vectors``, the stored vectors
+    of the candidates it kept; CRAG may replace all of them);
     ``draft``, ``documents_text`` (generate);
     ``gate`` (gate); ``stop`` (any stage that ends the run); the reply fields ``outcome``,
     ``answer``, ``citations``, ``generator``, ``generator_model`` (compose).
@@ -102,6 +103,8 @@ class SearchState:
     fused: list[tuple[int, float]] = field(default_factory=list)
     chunks: dict[int, Chunk] = field(default_factory=dict)
     rerank: dict[int, float] = field(default_factory=dict)  # chunk id → reranker score
+    # chunk id → (d,) float32 stored vector of the query model, read by the reranker (the gate's context)
+    chunk_vectors: dict[int, np.ndarray] = field(default_factory=dict)
     filtered: dict[int, str] = field(default_factory=dict)  # chunk id → its text after FILCO
     # chunk id → (d,) float32 unit vector: the mean of the vectors of the sentences FILCO kept
     filtered_vectors: dict[int, np.ndarray] = field(default_factory=dict)

@@ -29,15 +29,18 @@ def draft_gate_vectors(state: SearchState) -> tuple[np.ndarray, np.ndarray]:
     its retrieved part (before graph facts were pinned) embedded as a passage, and the mean of
     the context it was written from: for a chunk FILCO filtered, the normalised mean of the
     vectors of the sentences it kept (``filtered_vectors``: stored at ingestion or embedded by
-    FILCO, never embedded again here); else the chunk's stored vector (computed at ingestion).
+    FILCO, never embedded again here); else the chunk's stored vector (computed at ingestion;
+    as the reranker read it, ``state.chunk_vectors``, else read here in one query).
     The only encoder call is the answer's. Before 2026-11-25 the filtered text was embedded
     again: 12 ms p50 / 25 ms p95 more per request (docs/BENCHMARKS.md)."""
     assert state.draft is not None
     cited = state.draft.cited_chunk_ids
     answer_vector = state.provider.embed_passages([draft_gated_text(state)])[0]
     parts = [state.filtered_vectors[i] for i in cited if i in state.filtered_vectors]
+    parts += [state.chunk_vectors[i] for i in cited if i not in state.filtered_vectors and i in state.chunk_vectors]
     stored = selectors.chunk_vectors(
-        ids=[i for i in cited if i not in state.filtered_vectors], model_key=state.provider.key
+        ids=[i for i in cited if i not in state.filtered_vectors and i not in state.chunk_vectors],
+        model_key=state.provider.key,
     )
     if parts:
         stored = np.vstack([np.vstack(parts), stored]) if len(stored) else np.vstack(parts)
@@ -157,7 +160,7 @@ class GateStage(Stage):
     cached = True
     reads = frozenset(
         {"draft", "documents_text", "query_vector", "provider", "config", "language", "filtered_vectors"}
-        | {"focus", "qtype", "chunks", "question"}
+        | {"focus", "qtype", "chunks", "chunk_vectors", "question"}
     )
     adds = frozenset({"gate"})
 

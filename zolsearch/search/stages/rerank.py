@@ -103,13 +103,19 @@ def rerank_apply(
     dense: list[tuple[int, float]],
     lexical: list[tuple[int, float]],
     keep: int,
-) -> tuple[list[tuple[int, float]], dict[int, float]]:
-    """``(fused reordered by the reranker and cut to keep, {chunk id: rerank score})``.
+) -> tuple[list[tuple[int, float]], dict[int, float], dict[int, np.ndarray]]:
+    """``(fused reordered by the reranker and cut to keep, {chunk id: rerank score}, {chunk id:
+    (d,) float32 stored vector of the query model})`` for the kept candidates.
 
+    The candidates' stored vectors are read in one query: the dense feature of those the dense
+    retriever did not return, and the gate's context (``SearchState.chunk_vectors``), which
+    would otherwise read the cited ones again (one round trip fewer per answer).
     Raises :class:`RerankUnavailable` (the caller keeps the fused order)."""
     reranker = reranker_get(state.config.reranker)
     state.trace.retrieval.reranker = reranker.key
     query = state.search_query or state.question
+    ids = [i for i, _ in fused if i in chunks]
+    vectors = selectors.chunk_vectors_by_id(ids=ids, model_key=state.provider.key) if ids else {}
     candidates = rerank_candidates(
         question=query,
         language=state.language,
@@ -124,13 +130,14 @@ def rerank_apply(
         qtype=state.qtype,
         focus=state.focus.text if state.focus is not None else "",
         asked=state.question,
+        vectors=vectors,
     )
-    ids = [i for i, _ in fused if i in chunks]
     scores = reranker.rerank(query, candidates)
     by_id = {i: float(s) for i, s in zip(ids, scores, strict=True)}
     fused_score = dict(fused)
     order = sorted(ids, key=lambda i: -by_id[i])  # stable: ties keep the fused order
-    return [(i, fused_score[i]) for i in order[:keep]], by_id
+    kept = order[:keep]
+    return [(i, fused_score[i]) for i in kept], by_id, {i: vectors[i] for i in kept if i in vectors}
 
 
 def reranker_serves(state: SearchState) -> bool:
@@ -182,7 +189,7 @@ class RerankStage(Stage):
         {"request", "search_query", "search_vector", "language", "config", "provider", "query_vector", "dense"}
         | {"lexical", "fused", "chunks", "intent", "intent_probabilities", "qtype", "focus", "question"}
     )
-    adds = frozenset({"fused", "chunks", "rerank"})
+    adds = frozenset({"fused", "chunks", "rerank", "chunk_vectors"})
 
     def applies(self, state: SearchState) -> bool:
         return reranker_serves(state)
@@ -190,7 +197,7 @@ class RerankStage(Stage):
     def run(self, state: SearchState) -> None:
         keep = retrieval_depth(state)[3]
         try:
-            state.fused, state.rerank = rerank_apply(
+            state.fused, state.rerank, state.chunk_vectors = rerank_apply(
                 state, fused=state.fused, chunks=state.chunks, dense=state.dense, lexical=state.lexical, keep=keep
             )
         except RerankUnavailable as exc:
@@ -246,7 +253,7 @@ class CragStage(Stage):
         {"request", "search_query", "search_vector", "language", "config", "provider", "query_vector", "intent"}
         | {"pinned", "rerank", "fused", "chunks", "qtype", "focus", "question"}
     )
-    adds = frozenset({"fused", "chunks", "rerank", "dense", "lexical"})
+    adds = frozenset({"fused", "chunks", "rerank", "chunk_vectors", "dense", "lexical"})
 
     def applies(self, state: SearchState) -> bool:
         return state.config.crag_enabled and reranker_serves(state)
@@ -284,7 +291,9 @@ class CragStage(Stage):
         fused, chunks = fuse(state, dense=dense, lexical=lexical, keep=keep_fused)
         state.trace.retrieval.crag_refined = True
         try:
-            refined, scores = rerank_apply(state, fused=fused, chunks=chunks, dense=dense, lexical=lexical, keep=keep)
+            refined, scores, vectors = rerank_apply(
+                state, fused=fused, chunks=chunks, dense=dense, lexical=lexical, keep=keep
+            )
         except RerankUnavailable as exc:
             state.trace.retrieval.rerank_error = str(exc)
             return  # keep the first ranking: an unavailable reranker is not evidence against it
@@ -298,6 +307,7 @@ class CragStage(Stage):
         if confidence > crag_confidence([state.rerank[i] for i, _ in state.fused]):
             state.dense, state.lexical, state.fused, state.rerank = dense, lexical, refined, scores
             state.chunks = {i: chunks[i] for i, _ in refined}
+            state.chunk_vectors = vectors
 
 
 def sentence_vectors(provider: EmbeddingProvider, per_chunk: list[tuple[Chunk, list[str]]]) -> np.ndarray:
