@@ -32,7 +32,10 @@ from pathlib import Path
 BASE_DIR = Path(__file__).resolve().parent.parent
 _VECTOR = re.compile(r"'\[[^\]]*\]'")
 _DIGITS = re.compile(r"\d+")
-WARM_UP = 20  # requests first, unmeasured: the classifiers train, the caches fill
+# Requests first, unmeasured: the classifiers train, the caches fill, Presidio and SymSpell load.
+# In a gunicorn worker these are paid once per process; 20 left some of them in the measured
+# requests (CPU a request 55 ms over the first 500 of a process, 37 over requests 400-500).
+WARM_UP = 100
 
 
 def statement_shape(sql: str) -> str:
@@ -43,10 +46,13 @@ def statement_shape(sql: str) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--questions", type=int, default=200, help="Measured requests (after 20 unmeasured).")
+    parser.add_argument("--questions", type=int, default=200, help="Measured requests (after the warm-up).")
+    parser.add_argument("--warm-up", type=int, default=WARM_UP, help="Unmeasured requests first (default 100).")
     args = parser.parse_args()
     if args.questions < 1:
         parser.error("--questions must be at least 1")
+    if args.warm_up < 0:
+        parser.error("--warm-up must be 0 or more")
 
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "zolsearch.settings")
     # the encoder in the calling thread, as gunicorn's workers run it (benchmarks.load), so that
@@ -66,10 +72,11 @@ def main() -> None:
     from zolsearch.search.models import PipelineFlag
     from zolsearch.search.services import pipeline_flag_set
 
-    questions = questions_load(extend_to=0)[: WARM_UP + args.questions]  # the golden sets' texts only
-    if len(questions) <= WARM_UP:
+    warm_up = args.warm_up
+    questions = questions_load(extend_to=0)[: warm_up + args.questions]  # the golden sets' texts only
+    if len(questions) <= warm_up:
         raise SystemExit(
-            f"only {len(questions)} questions in the golden sets: none left after {WARM_UP} warm-up requests"
+            f"only {len(questions)} questions in the golden sets: none left after {warm_up} warm-up requests"
         )
     row = PipelineFlag.objects.filter(name="semantic_cache_enabled", model_key="").first()
     before = row.value if row is not None else None
@@ -88,7 +95,7 @@ def main() -> None:
             elapsed, used = (time.perf_counter() - t0) * 1000, (time.thread_time() - c0) * 1000
             if response.status_code != 200:
                 raise SystemExit(f"HTTP {response.status_code} for {item['question']!r}: {response.content[:200]!r}")
-            if i < WARM_UP:
+            if i < warm_up:
                 continue
             wall.append(elapsed)
             cpu.append(used)

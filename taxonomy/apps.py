@@ -12,10 +12,10 @@ class TaxonomyConfig(AppConfig):
         from django.core.signals import setting_changed
         from django.db.models.signals import post_delete, post_save
 
-        from taxonomy.models import Alias, Entity
+        from taxonomy.models import Alias, BodySiteDepartment, Entity
         from taxonomy.resolver import lookup_terms_changed, lookup_terms_clear
 
-        for model in (Alias, Entity):
+        for model in (Alias, Entity, BodySiteDepartment):
             post_save.connect(lookup_terms_changed, sender=model, dispatch_uid=f"lookup-terms-save-{model.__name__}")
             post_delete.connect(
                 lookup_terms_changed, sender=model, dispatch_uid=f"lookup-terms-delete-{model.__name__}"

@@ -206,8 +206,8 @@ _live_lookup_terms = _LiveLookupTerms()
 def lookup_terms_live() -> LookupTerms | None:
     """The :class:`LookupTerms` the search pipeline's resolution checks before its alias and name
     queries: read at most every ``settings.PIPELINE_CONFIG_MAX_AGE_S`` seconds per process
-    (default 2), and at once after an alias or entity saved or deleted in this process commits
-    (:func:`lookup_terms_changed`). An editor's alias is seen by the other web workers within the
+    (default 2), and at once after an alias, entity or body-site route saved or deleted in this
+    process commits (:func:`lookup_terms_changed`). An editor's alias is seen by the other web workers within the
     maximum age. None (query every time) with a maximum age of 0 or inside a transaction (tests,
     a caller's atomic block), where rows the transaction wrote are visible only to it.
 
@@ -228,8 +228,8 @@ def lookup_terms_clear(**_signal: object) -> None:
 
 def lookup_terms_changed(**_signal: object) -> None:
     """Forget this process's :class:`LookupTerms` once the saving transaction commits: the
-    ``post_save``/``post_delete`` receiver of :class:`~taxonomy.models.Alias` and
-    :class:`~taxonomy.models.Entity`."""
+    ``post_save``/``post_delete`` receiver of :class:`~taxonomy.models.Alias`,
+    :class:`~taxonomy.models.Entity` and :class:`~taxonomy.models.BodySiteDepartment`."""
     transaction.on_commit(_live_lookup_terms.clear)
 
 
@@ -237,9 +237,10 @@ def text_resolve(*, text: str, language: str = "nl", with_terms: bool = True) ->
     """Resolve ``text`` to published entities with provenance. Never raises for odd input.
 
     Runs a fixed number of queries (aliases, names, descriptions, ancestors, sites, inherited
-    sites, routing table, site ancestors, entities, terms), independent of the text's length;
-    the alias and name queries only when :func:`lookup_terms_live` says one of the text's
-    n-grams may match (always inside a transaction).
+    sites, routing table, site ancestors, entities, terms), independent of the text's length.
+    With a held :class:`LookupTerms` (:func:`lookup_terms_live`: outside transactions) the
+    alias and name queries run only when one of the text's n-grams may match, and the routing
+    table and the SNOMED CT-linked entities come from it instead of two queries.
     At most 10 concepts are followed (longest matching terms first). ``with_terms=False`` (the
     pipeline) skips the readable terms of the concepts, which only editors need.
     """

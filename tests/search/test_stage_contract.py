@@ -30,12 +30,22 @@ def _snapshot(state: SearchState) -> dict[str, object]:
     }
 
 
+def _same_value(old: object, new: object) -> bool:
+    """Equal containers and scalars; a numpy array (``chunk_vectors``, ``filtered_vectors``) is
+    the same only when it is the same object (``==`` on arrays is element-wise)."""
+    if isinstance(old, dict) and isinstance(new, dict):
+        return old.keys() == new.keys() and all(_same_value(old[k], new[k]) for k in old)
+    if isinstance(old, list | set | str | int | float | bool) or old is None:
+        return type(old) is type(new) and old == new
+    return old is new
+
+
 def _changed(before: dict[str, object], state: SearchState) -> set[str]:
     changed = set()
     for name, old in before.items():
         new = getattr(state, name)
         if isinstance(old, list | dict | set | str | int | float | bool) or old is None:
-            same = type(old) is type(new) and old == new
+            same = type(old) is type(new) and _same_value(old, new)
         else:
             same = old is new
         if not same:

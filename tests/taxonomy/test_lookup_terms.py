@@ -82,7 +82,8 @@ def test_changes_are_seen_at_once_here_and_within_the_maximum_age_elsewhere(hosp
 def test_snomed_ct_routing_reads_no_editor_table_when_held(hospital: None) -> None:
     """GIVEN the held terms WHEN a text reaches SNOMED CT concepts THEN the routing table and the
     linked entities come from the held copy (no statement reads them) and the resolution, trails
-    included, is the one every query gives inside a transaction."""
+    included, is the one every query gives inside a transaction; a route deleted in this process
+    is gone at once."""
 
     Alias.objects.filter(text="heart failure").delete()  # reach the graph through SNOMED CT only
     text = "Acute left-sided heart failure"
@@ -95,3 +96,8 @@ def test_snomed_ct_routing_reads_no_editor_table_when_held(hospital: None) -> No
         read = text_resolve(text=text, language="en", with_terms=False)
     assert {r.entity.slug: r.trail for r in held.entities} == {r.entity.slug: r.trail for r in read.entities}
     assert {"hartfalen", "cardiologie"} <= {r.entity.slug for r in held.entities}
+
+    from taxonomy.models import BodySiteDepartment
+
+    BodySiteDepartment.objects.filter(department__slug="cardiologie").delete()  # an editor's change here
+    assert "cardiologie" not in {r.entity.slug for r in text_resolve(text=text, language="en").entities}

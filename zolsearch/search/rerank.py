@@ -1,7 +1,8 @@
 """Rerank features of fused candidates (design step 5): what the offline feature reranker reads.
 
 Every feature is computed from what retrieval already has (no extra model call): the dense
-cosine (stored vectors, one query for the candidates the dense list missed), BM25 relative to
+cosine (for a candidate the dense list missed, its stored vector: read by the rerank stage with
+every candidate's, else one query here), BM25 relative to
 the best BM25 of the query, the fused rank, stemmed term coverage of the chunk's title/context
 and of its text, language match and the source's priority. :data:`core.providers.rerank.FEATURE_NAMES`
 lists them with their ranges.
