@@ -130,12 +130,11 @@ class LanguageCohorts:
         if not all(c.reweighable for c in cohorts):
             raise ValueError("some scores were stored without their cosines: languages cannot be pooled")
         flag_names = ("focus_mismatch", "site_mismatch", "term_mismatch", "term_mismatch_across")
-        for cohort in cohorts:
-            for name in flag_names:
-                for key in {k for c in cohorts for k in getattr(c, name)}:
-                    flags = getattr(cohort, name).get(key)
-                    if len(flags or []) != len(getattr(cohort, key)) and (flags is not None or getattr(cohort, key)):
-                        raise ValueError(f"{name}[{key!r}] does not match its scores one to one")
+        for name in flag_names:
+            keys = {k for c in cohorts for k in getattr(c, name)}
+            for cohort, key in ((c, k) for c in cohorts for k in keys):
+                if len(getattr(cohort, name).get(key, [])) != len(getattr(cohort, key)):
+                    raise ValueError(f"{name}[{key!r}] does not match its scores one to one")
         drafts = sum(c.drafts for c in cohorts)
         errors = [(c.rescore_error, c.drafts) for c in cohorts if c.rescore_error is not None and c.drafts]
 

@@ -13,15 +13,13 @@ Each resolved entity carries the trail of steps that reached it, so editors can 
 
 from __future__ import annotations
 
-import threading
-import time
 from dataclasses import dataclass, field
 
-from django.conf import settings
 from django.db import connection, transaction
 from django.db.models import CharField, F
 from django.db.models.expressions import RawSQL
 
+from core.held import MaxAgeHeld, held_max_age_s
 from core.lookups import AnyOf
 from core.text import sql_normalise, text_normalise
 from taxonomy.models import FINDING_SITE, IS_A, Alias, BodySiteDepartment, Entity, ReviewState, SnomedDescription
@@ -180,33 +178,13 @@ def lookup_terms_read() -> LookupTerms:
     )
 
 
-class _LiveLookupTerms:
-    """:class:`LookupTerms` held per process and read again once older than the maximum age."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._value: LookupTerms | None = None
-        self._read_at = float("-inf")
-
-    def get(self, max_age_s: float) -> LookupTerms:
-        with self._lock:
-            now = time.monotonic()
-            if self._value is None or now - self._read_at >= max_age_s:
-                self._value, self._read_at = lookup_terms_read(), now
-            return self._value
-
-    def clear(self) -> None:
-        with self._lock:
-            self._value, self._read_at = None, float("-inf")
-
-
-_live_lookup_terms = _LiveLookupTerms()
+_live_lookup_terms: MaxAgeHeld[LookupTerms] = MaxAgeHeld(lookup_terms_read)
 
 
 def lookup_terms_live() -> LookupTerms | None:
     """The :class:`LookupTerms` the search pipeline's resolution checks before its alias and name
-    queries: read at most every ``settings.PIPELINE_CONFIG_MAX_AGE_S`` seconds per process
-    (default 2), and at once after an alias, entity or body-site route saved or deleted in this
+    queries, held per process (:class:`core.held.MaxAgeHeld`): read at most every
+    ``settings.PIPELINE_CONFIG_MAX_AGE_S`` seconds (default 2), and at once after an alias, entity or body-site route saved or deleted in this
     process commits (:func:`lookup_terms_changed`). An editor's alias is seen by the other web workers within the
     maximum age. None (query every time) with a maximum age of 0 or inside a transaction (tests,
     a caller's atomic block), where rows the transaction wrote are visible only to it.
@@ -214,10 +192,8 @@ def lookup_terms_live() -> LookupTerms | None:
     Why: the two queries found nothing for 97 % of 2,000 questions of the load mix, and under
     8 concurrent clients each round trip costs several ms (docs/BENCHMARKS.md, "Fewer round
     trips"; the taxonomy stage's p50 was 18 ms under load against 4 ms alone)."""
-    max_age_s = settings.PIPELINE_CONFIG_MAX_AGE_S
-    if max_age_s <= 0 or connection.in_atomic_block or not connection.get_autocommit():
-        return None
-    return _live_lookup_terms.get(max_age_s)
+    max_age_s = held_max_age_s()
+    return None if max_age_s is None else _live_lookup_terms.get(max_age_s)
 
 
 def lookup_terms_clear(**_signal: object) -> None:

@@ -18,9 +18,10 @@ from pathlib import Path
 from typing import Annotated, Any
 
 from django.conf import settings
-from django.db import connection, transaction
+from django.db import transaction
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
 
+from core.held import MaxAgeHeld, held_max_age_s
 from core.providers.embeddings import embedding_provider_get
 from core.providers.rerank import reranker_identity
 from core.text import BM25_STOPWORDS
@@ -519,22 +520,15 @@ def pipeline_config_default() -> PipelineConfig:
 
 
 class _LiveConfig:
-    """The live configuration held per process (:func:`pipeline_config_live`), and the embedding
-    models seen with vectors (:func:`embedding_model_indexed_live`); thread-safe. Both are read
-    under the lock, as :class:`ingestion.selectors.IndexVersionedCache` reads, so a
+    """The live configuration held per process (:func:`pipeline_config_live`, a
+    :class:`core.held.MaxAgeHeld`), and the embedding models seen with vectors
+    (:func:`embedding_model_indexed_live`); thread-safe: the models are read under the lock, so a
     :meth:`clear` waits for a read in progress and then discards it."""
 
     def __init__(self) -> None:
+        self.config: MaxAgeHeld[PipelineConfig] = MaxAgeHeld(pipeline_config_default)
         self._lock = threading.Lock()
-        self._value: tuple[float, PipelineConfig] | None = None  # (time.monotonic() of the read, config)
         self._indexed: dict[str, float] = {}  # model key -> time.monotonic() it was seen with vectors
-
-    def get(self, max_age_s: float) -> PipelineConfig:
-        with self._lock:
-            now = time.monotonic()
-            if self._value is None or now - self._value[0] >= max_age_s:
-                self._value = (now, pipeline_config_default())
-            return self._value[1]
 
     def indexed(self, model_key: str, max_age_s: float) -> bool:
         with self._lock:
@@ -548,8 +542,8 @@ class _LiveConfig:
             return True
 
     def clear(self) -> None:
+        self.config.clear()
         with self._lock:
-            self._value = None
             self._indexed.clear()
 
 
@@ -568,10 +562,8 @@ def pipeline_config_live() -> PipelineConfig:
     a transaction (tests, a caller's atomic block) the rows are read as that transaction sees
     them, every time: a rolled-back flag row would otherwise stay in force.
     """
-    max_age_s = settings.PIPELINE_CONFIG_MAX_AGE_S
-    if max_age_s <= 0 or connection.in_atomic_block or not connection.get_autocommit():
-        return pipeline_config_default()
-    return _live_config.get(max_age_s)
+    max_age_s = held_max_age_s()
+    return pipeline_config_default() if max_age_s is None else _live_config.config.get(max_age_s)
 
 
 def embedding_model_indexed_live(*, model_key: str) -> bool:
@@ -581,8 +573,8 @@ def embedding_model_indexed_live(*, model_key: str) -> bool:
     negative answer is never held, so the first ingestion is seen at once; an index emptied
     meanwhile gives answers without sources (a fallback) for at most the maximum age instead of
     ``IndexEmpty``. Saves one round trip per request."""
-    max_age_s = settings.PIPELINE_CONFIG_MAX_AGE_S
-    if max_age_s <= 0 or connection.in_atomic_block or not connection.get_autocommit():
+    max_age_s = held_max_age_s()
+    if max_age_s is None:
         return embedding_model_indexed(model_key=model_key)
     return _live_config.indexed(model_key, max_age_s)
 

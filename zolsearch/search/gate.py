@@ -251,15 +251,17 @@ def terms_disagree(
         return False
     if not across and any(lang != language for lang in draft_languages):
         return False
-    for page_language in sorted(set(draft_languages)):
-        if page_language == language:
-            asked = terms_stem_set(question, language=language) - _generic_stems(language)
-            if not asked or asked & terms_stem_set(draft, language=language):
-                return False
-            continue
-        asked = terms_stem_set(_words_across(question, searched, language), language=page_language)
-        asked -= _generic_stems(page_language)
-        drafted = terms_stem_set(text_normalise(draft), language=page_language)  # accents folded as the asked words
+    if language in draft_languages:  # the pages in the question's language
+        asked = terms_stem_set(question, language=language) - _generic_stems(language)
+        if not asked or asked & terms_stem_set(draft, language=language):
+            return False
+    others = sorted(set(draft_languages) - {language})
+    if others:
+        words = _words_across(question, searched, language)
+        folded = text_normalise(draft)  # accents folded as the asked words
+    for page_language in others:
+        asked = terms_stem_set(words, language=page_language) - _generic_stems(page_language)
+        drafted = terms_stem_set(folded, language=page_language)
         if not asked or asked & drafted or _prefixes(asked) & _prefixes(drafted):
             return False
     return True
@@ -269,9 +271,8 @@ def _words_across(question: str, searched: str, language: str) -> str:
     """The question's content words (accents folded; its language's stop words and the stems of
     its generic words left out) and the ``searched`` words, as one text to stem in a page's
     language."""
-    words = [
-        w for w in text_normalise(question).split() if len(w) > 1 and w not in STOPWORDS.get(language, STOPWORDS["en"])
-    ]
+    stop = STOPWORDS.get(language, STOPWORDS["en"])
+    words = [w for w in text_normalise(question).split() if len(w) > 1 and w not in stop]
     generic = _generic_stems(language)
     kept = [w for w, stem in zip(words, words_stem(words, language=language), strict=True) if stem not in generic]
     return " ".join([*kept, text_normalise(searched)])

@@ -36,15 +36,12 @@ def draft_gate_vectors(state: SearchState) -> tuple[np.ndarray, np.ndarray]:
     assert state.draft is not None
     cited = state.draft.cited_chunk_ids
     answer_vector = state.provider.embed_passages([draft_gated_text(state)])[0]
-    parts = [state.filtered_vectors[i] for i in cited if i in state.filtered_vectors]
-    parts += [state.chunk_vectors[i] for i in cited if i not in state.filtered_vectors and i in state.chunk_vectors]
-    stored = selectors.chunk_vectors(
-        ids=[i for i in cited if i not in state.filtered_vectors and i not in state.chunk_vectors],
-        model_key=state.provider.key,
-    )
-    if parts:
-        stored = np.vstack([np.vstack(parts), stored]) if len(stored) else np.vstack(parts)
-    return answer_vector, (stored.mean(axis=0) if len(stored) else answer_vector * 0)
+    known = {**state.chunk_vectors, **state.filtered_vectors}  # FILCO's vector for a chunk it filtered
+    missing = [i for i in cited if i not in known]
+    if missing:
+        known.update(selectors.chunk_vectors_by_id(ids=missing, model_key=state.provider.key))
+    rows = [known[i] for i in cited if i in known]
+    return answer_vector, (np.mean(rows, axis=0) if rows else answer_vector * 0)
 
 
 def answer_sentences_vector(state: SearchState) -> np.ndarray | None:
