@@ -160,6 +160,21 @@ def terms_stem_set(text: str, *, language: str) -> frozenset[str]:
     return frozenset(_stem(language, word) for word in set(_content_words(text, language)))
 
 
+# Stem sets of texts that recur across requests (candidate chunks' texts, titles and heads), by
+# (text, language), least recently used evicted. A set holds about 100 stems shared with the
+# per-word cache: 4,096 of them take about 25 MB. The reranker asks for three a candidate, about
+# 60 a request: 1.5-2 ms of CPU a request that a popular page no longer pays (docs/BENCHMARKS.md).
+STEM_SET_CACHE_SIZE = 4096
+
+
+@lru_cache(maxsize=STEM_SET_CACHE_SIZE)
+def terms_stem_set_held(text: str, language: str) -> frozenset[str]:
+    """:func:`terms_stem_set` of ``text`` in ``language``, kept per process for texts that recur
+    (a chunk's text, head and title); the same set, never a different one. Use
+    :func:`terms_stem_set` for one-off texts (a question, a draft), which would only evict."""
+    return terms_stem_set(text, language=language)
+
+
 def _content_words(text: str, language: str) -> list[str]:
     """Lower-cased words of ``text`` of 2 or more characters that are not stop words of
     ``language`` (English ones for a language without a list), in order."""

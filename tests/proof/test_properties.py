@@ -20,7 +20,15 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from core.privacy import identifiers_find, identifiers_strip, insz_is_valid
-from core.text import _NON_WORD, sentences_split, terms_stem, terms_stem_set, text_normalise, tokens_estimate
+from core.text import (
+    _NON_WORD,
+    sentences_split,
+    terms_stem,
+    terms_stem_set,
+    terms_stem_set_held,
+    text_normalise,
+    tokens_estimate,
+)
 from evaluation.metrics.retrieval import mrr, ndcg_at_k, ndcg_trec_at_k, precision_at_k, recall_at_k, url_normalise
 from ingestion.chunking import chunks_build
 from ingestion.connectors.base import DocumentRecord, Section
@@ -75,6 +83,16 @@ def test_normalisation_drops_combining_marks_only_in_non_ascii_runs_as_before(te
 @given(any_text, st.sampled_from(["nl", "en", "fr"]))
 def test_the_stem_set_is_the_set_of_the_stems(text: str, language: str) -> None:
     assert terms_stem_set(text, language=language) == set(terms_stem(text, language=language))
+
+
+@FAST
+@given(any_text, st.sampled_from(["nl", "en", "fr"]))
+def test_the_held_stem_set_is_the_stem_set_computed_or_held(text: str, language: str) -> None:
+    """The reranker's per-process stem sets (core.text.terms_stem_set_held) equal the computed
+    set, the first time (computed and held) and the second (served from what is held)."""
+    expected = terms_stem_set(text, language=language)
+    assert terms_stem_set_held(text, language) == expected
+    assert terms_stem_set_held(text, language) == expected
 
 
 # --- sentence splitting (core.text.sentences_split) --------------------------------------------

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from core.providers.rerank import RerankCandidate
-from core.text import terms_stem_set, text_normalise
+from core.text import terms_stem_set, terms_stem_set_held, text_normalise
 from ingestion.models import SOURCE_PRIORITY_MAX, Chunk
 from zolsearch.search import selectors
 from zolsearch.search.focus import document_foci
@@ -34,13 +34,13 @@ def chunk_head(chunk: Chunk) -> str:
 def _coverage(query_stems: frozenset[str], text: str, language: str) -> float:
     if not query_stems:
         return 0.0
-    return len(query_stems & terms_stem_set(text, language=language)) / len(query_stems)
+    return len(query_stems & terms_stem_set_held(text, language)) / len(query_stems)
 
 
 def _precision(title: str, query_stems: frozenset[str], language: str) -> float:
     """Share of the title's stems that the query has: 1.0 for "Aicardi syndrome" asked about
     Aicardi syndrome, 2/3 for "Aicardi-Goutières syndrome" (a different disease)."""
-    title_stems = terms_stem_set(title, language=language)
+    title_stems = terms_stem_set_held(title, language)
     return len(title_stems & query_stems) / len(title_stems) if title_stems else 0.0
 
 
