@@ -1,5 +1,8 @@
 """Retrieval quality of the online pipeline on a golden set, per language: MRR@10, success@1,
-NDCG@5 and R@10 of the fused (and reranked) top 10, under any configuration overrides.
+NDCG@5 and R@10 of the fused (and reranked) top 10, under any configuration overrides; and
+MRR@10 and success@1 counting another site's page with the same MedQuAD focus and a QA pair of
+the item's question type as relevant too (``*_same_question``,
+:func:`evaluation.selectors.same_question_urls`: MedQuAD's judgements name one page of several).
 
 Safety stages, the gate and the semantic cache are switched off here
 (``MEASUREMENT_OVERRIDES``) so every question reaches retrieval (this measures ranking, not
@@ -49,6 +52,7 @@ def main() -> None:
     from benchmarks.common import percentile, results_write
     from evaluation.golden.io import golden_jsonl_load
     from evaluation.metrics.retrieval import mrr, ndcg_at_k, recall_at_k
+    from evaluation.selectors import same_question_urls
     from zolsearch.search.config import MEASUREMENT_OVERRIDES, pipeline_config_default
     from zolsearch.search.pipeline import SearchRequest, pipeline_run
 
@@ -65,11 +69,16 @@ def main() -> None:
             timings[stage].append(ms)
         ranked = [state.chunks[i].document.url for i, _ in state.fused if i in state.chunks][:10]
         reciprocal = mrr(ranked, item.expected_urls) or 0.0
+        same = mrr(
+            ranked, [*item.expected_urls, *same_question_urls(expected_urls=item.expected_urls, qtype=item.category)]
+        )
         scores = {
             "mrr@10": reciprocal,
             "success@1": 1.0 if reciprocal == 1.0 else 0.0,
             "ndcg@5": ndcg_at_k(ranked, item.expected_urls, k=5) or 0.0,
             "r@10": recall_at_k(ranked, item.expected_urls, k=10) or 0.0,
+            "mrr@10_same_question": same or 0.0,
+            "success@1_same_question": 1.0 if same == 1.0 else 0.0,
         }
         for bucket in (item.language, "all", "non-nl" if item.language != "nl" else "nl-only"):
             for name, value in scores.items():

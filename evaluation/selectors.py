@@ -12,6 +12,7 @@ from core.runs import RunStatus
 from core.text import text_normalise
 from evaluation.judges.base import JudgeInput
 from evaluation.models import AblationStudy, EvaluationResult, EvaluationRun
+from ingestion.models import Document
 from taxonomy.models import Alias, Entity, ReviewState, SnomedDescription
 from zolsearch.search.models import Answer
 from zolsearch.search.selectors import answer_material
@@ -74,6 +75,38 @@ def entity_synonyms(*, names: Sequence[str]) -> dict[str, list[str]]:
         if unique:
             result[original] = unique
     return result
+
+
+def same_question_urls(*, expected_urls: Sequence[str], qtype: str) -> list[str]:
+    """Urls of other pages that answer the same MedQuAD question as an expected page: pages of
+    any source whose MedQuAD focus (``metadata["focus"]``, compared after
+    :func:`core.text.text_normalise`) is the focus of a document at one of ``expected_urls``,
+    and that hold a QA pair of question type ``qtype`` (MedQuAD's qtype, a golden item's
+    ``category``), sorted, the expected urls left out. ``[]`` when ``qtype`` is blank or no
+    expected page has a focus (hospital pages, RIVM).
+
+    Why: MedQuAD holds the same focus at several NIH sites (GHR's and GARD's "Robinow
+    syndrome"), and a golden item derived from one QA pair names only that pair's page, so a
+    ranking that puts the other site's answer to the same question first scores 0 there. The
+    focus's name, not its UMLS CUIs: MedQuAD annotates many foci with a generic concept alone
+    (C0039082 "Syndrome" for ADNP syndrome and Aicardi-Goutières syndrome type 3), which would
+    make unrelated pages equivalent. Two queries."""
+    if not qtype.strip():
+        return []
+    expected = [u for u in expected_urls if u.strip()]
+    foci = {
+        text_normalise(focus)
+        for focus in Document.objects.filter(url__in=expected).values_list("metadata__focus", flat=True)
+        if isinstance(focus, str) and focus.strip()
+    }
+    if not foci:
+        return []
+    rows = (
+        Document.objects.filter(metadata__qtype=qtype, metadata__has_key="focus")
+        .exclude(url__in=expected)
+        .values_list("url", "metadata__focus")
+    )
+    return sorted({url for url, focus in rows if isinstance(focus, str) and text_normalise(focus) in foci})
 
 
 def judge_input_for_answer(*, answer: Answer) -> JudgeInput | None:
