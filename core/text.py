@@ -161,17 +161,23 @@ def terms_stem_set(text: str, *, language: str) -> frozenset[str]:
 
 
 # Stem sets of texts that recur across requests (candidate chunks' texts, titles and heads), by
-# (text, language), least recently used evicted. A set holds about 100 stems shared with the
-# per-word cache: 4,096 of them take about 25 MB. The reranker asks for three a candidate, about
-# 60 a request: 1.5-2 ms of CPU a request that a popular page no longer pays (docs/BENCHMARKS.md).
+# (text, language), least recently used evicted. A chunk text's set holds about 100 stems (a
+# 100-element frozenset takes 8.4 KB; the stems themselves are shared with the per-word cache),
+# titles and heads far fewer: at most about 35 MB for 4,096 sets, plus the texts held as keys.
+# The reranker asks for three a candidate, about 60 a request: about 1 ms of CPU a request that
+# a popular page no longer pays (docs/BENCHMARKS.md, "Stem sets held per process").
 STEM_SET_CACHE_SIZE = 4096
 
 
 @lru_cache(maxsize=STEM_SET_CACHE_SIZE)
 def terms_stem_set_held(text: str, language: str) -> frozenset[str]:
-    """:func:`terms_stem_set` of ``text`` in ``language``, kept per process for texts that recur
-    (a chunk's text, head and title); the same set, never a different one. Use
-    :func:`terms_stem_set` for one-off texts (a question, a draft), which would only evict."""
+    """:func:`terms_stem_set` of ``text`` in ``language`` (ISO 639-1), kept per process for texts
+    that recur (a chunk's text, head and title): the last :data:`STEM_SET_CACHE_SIZE` distinct
+    ``(text, language)`` pairs asked for, least recently used dropped first. The same (immutable)
+    set object is returned to every caller and thread, equal to the computed one. Positional
+    arguments: ``functools.lru_cache`` keys ``f(t, l)`` and ``f(t, language=l)`` apart, so one
+    calling form keeps one entry a text. Use :func:`terms_stem_set` for one-off texts (a
+    question, a draft), which would only evict. Never raises for a ``str``."""
     return terms_stem_set(text, language=language)
 
 

@@ -82,8 +82,13 @@ def same_question_urls(*, expected_urls: Sequence[str], qtype: str) -> list[str]
     any source whose MedQuAD focus (``metadata["focus"]``, compared after
     :func:`core.text.text_normalise`) is the focus of a document at one of ``expected_urls``,
     and that hold a QA pair of question type ``qtype`` (MedQuAD's qtype, a golden item's
-    ``category``), sorted, the expected urls left out. ``[]`` when ``qtype`` is blank or no
-    expected page has a focus (hospital pages, RIVM).
+    ``category``), sorted, the expected urls left out; the same site's other pages included
+    (CancerGov has several pages on one cancer). ``[]`` when ``qtype`` is blank, matches no QA
+    pair (a golden item's default category "general"), or no expected page has a focus (hospital
+    pages, RIVM). Urls are matched as stored, exactly: an expected url written otherwise than the
+    indexed page's (``evaluation.metrics.retrieval.url_normalise`` would equate them) finds
+    nothing. Given to :func:`evaluation.metrics.retrieval.mrr` as expected urls, a returned url's
+    sub-pages count half, as an expected url's do.
 
     Why: MedQuAD holds the same focus at several NIH sites (GHR's and GARD's "Robinow
     syndrome"), and a golden item derived from one QA pair names only that pair's page, so a
