@@ -69,8 +69,14 @@ def main() -> None:
             timings[stage].append(ms)
         ranked = [state.chunks[i].document.url for i, _ in state.fused if i in state.chunks][:10]
         reciprocal = mrr(ranked, item.expected_urls) or 0.0
-        same = mrr(
-            ranked, [*item.expected_urls, *same_question_urls(expected_urls=item.expected_urls, qtype=item.category)]
+        # more relevant pages can only raise the first relevant rank: no look-up when it is 1 already
+        same = (
+            reciprocal
+            if reciprocal == 1.0
+            else mrr(
+                ranked,
+                [*item.expected_urls, *same_question_urls(expected_urls=item.expected_urls, qtype=item.category)],
+            )
         )
         scores = {
             "mrr@10": reciprocal,

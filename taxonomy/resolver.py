@@ -132,8 +132,8 @@ class LookupTerms:
 
     aliases: frozenset[tuple[str, str]]  # (language, normalised)
     names: frozenset[str]
-    routes: dict[int, tuple[BodySiteDepartment, ...]] = field(default_factory=dict)
-    linked: dict[int, Entity] = field(default_factory=dict)
+    routes: dict[int, tuple[BodySiteDepartment, ...]]
+    linked: dict[int, Entity]
 
     def alias_possible(self, grams: list[str], language: str) -> bool:
         """Whether an approved alias of ``language`` may match one of ``grams``."""

@@ -2,10 +2,10 @@
 
 Every feature is computed from what retrieval already has (no extra model call): the dense
 cosine (for a candidate the dense list missed, its stored vector: read by the rerank stage with
-every candidate's, else one query here), BM25 relative to
-the best BM25 of the query, the fused rank, stemmed term coverage of the chunk's title/context
-and of its text, language match and the source's priority. :data:`core.providers.rerank.FEATURE_NAMES`
-lists them with their ranges.
+every candidate's, else one query here), BM25 relative to the best BM25 of the query, the fused
+rank, stemmed term coverage of the chunk's title/context and of its text (the chunks' stem sets
+held per process, :func:`core.text.terms_stem_set_held`), language match and the source's
+priority. :data:`core.providers.rerank.FEATURE_NAMES` lists them with their ranges.
 """
 
 from __future__ import annotations
