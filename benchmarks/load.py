@@ -28,11 +28,16 @@ embedded PostgreSQL, the Celery broker, the Prometheus files and the admin passw
    up, then locust headless (``benchmarks/locustfile.py``) phase after phase, each bounded by
    ``--run-time`` seconds and ``--max-requests`` requests: closed-loop with each of ``--users``
    (every user asks its next question as soon as its answer is back), then 8 users paced to
-   ``--paced-rps`` requests per second in all, all with the semantic cache off (flag row
+   ``--paced-rps`` requests per second in all, once per arrival model of ``--paced-arrivals``
+   (``poisson``: exponential gaps, independent clients; ``cadence``: locust's fixed gaps, which
+   leave the users' requests in bursts; ``benchmarks/locustfile.py``), all with the semantic
+   cache off (flag row
    ``semantic_cache_enabled``) so that every request runs the whole pipeline; then 8 closed-loop
    users with the cache on over ``--cache-distinct`` questions asked again and again (popular
    questions). Per phase: p50/p95/p99 latency measured by the client, requests/s, errors, the
-   answers' outcomes and cache hits, p50/p95 of every stage in the answers' ``timings_ms``, and
+   answers' outcomes and cache hits, how bursty the starts were
+   (:func:`benchmarks.arrivals.arrival_pattern`),
+   p50/p95 of every stage in the answers' ``timings_ms``, and
    the CPU seconds each process of serve's tree and PostgreSQL used (psutil; how evenly the
    gunicorn workers shared the load, and the web tier's CPU per request).
 5. **Soak** (``--soak SECONDS``; ``make bench`` passes 300): 8 closed-loop users with the cache
@@ -86,6 +91,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from benchmarks.arrivals import arrival_pattern
 from benchmarks.common import BASE_DIR, MEDQUAD, percentile, results_write
 
 SHARED_DATA = BASE_DIR.parent / "shared" / "data"
@@ -778,6 +784,7 @@ class Phase:
     run_time_s: int
     max_requests: int
     total_rps: float = 0.0  # 0: closed loop
+    arrivals: str = "poisson"  # paced phases: "poisson" or "cadence" (benchmarks/locustfile.py)
     cache: bool = False
     questions_file: Path | None = None
 
@@ -797,6 +804,7 @@ def locust_run(
         "LOAD_MAX_REQUESTS": str(phase.max_requests),
         "LOAD_TOTAL_RPS": str(phase.total_rps),
         "LOAD_USERS": str(phase.users),
+        "LOAD_ARRIVALS": phase.arrivals,
     }
     command = [
         sys.executable,
@@ -835,7 +843,11 @@ def phase_summary(phase: Phase, records: list[dict[str, Any]], *, sent_before: s
             stages[stage].append(float(ms))
     return {
         "users": phase.users,
-        "mode": f"paced to {phase.total_rps:g} requests/s in all" if phase.total_rps else "closed loop",
+        "mode": (
+            f"paced to {phase.total_rps:g} requests/s in all, {phase.arrivals} arrivals"
+            if phase.total_rps
+            else "closed loop"
+        ),
         "semantic_cache": "on" if phase.cache else "off",
         "requests": len(records),
         "errors": len(errors),
@@ -845,6 +857,7 @@ def phase_summary(phase: Phase, records: list[dict[str, Any]], *, sent_before: s
         "outcomes": dict(Counter(r.get("outcome") for r in ok)),
         "cache_hits": sum(1 for r in ok if r.get("cache_hit")),
         "repeated_texts": sum(1 for r in records if r["qi"] in sent_before),
+        "arrivals": arrival_pattern(records),
         "stage_ms": {
             stage: {"p50": round(percentile(v, 50), 2), "p95": round(percentile(v, 95), 2), "n": len(v)}
             for stage, v in sorted(stages.items())
@@ -871,6 +884,12 @@ def print_phase(name: str, row: dict[str, Any]) -> None:
 def _ms(row: dict[str, Any] | None, key: str) -> str:
     value = (row or {}).get(key)
     return "—" if value is None or value != value else f"{value:.1f}"
+
+
+def _arrivals(arrivals: dict[str, Any] | None) -> str:
+    if not arrivals:
+        return "—"
+    return f"{arrivals['gap_cv']}, {arrivals['in_flight_at_start_mean']}"
 
 
 def _cpu(cpu: dict[str, Any] | None) -> str:
@@ -914,8 +933,8 @@ def markdown_report(results: dict[str, Any]) -> str:
             "",
             "| phase | cache | requests | errors | requests/s | p50 ms | p95 ms | p99 ms | BM25 stage p95 ms "
             "| dense p95 | gate p95 | filco p95 | pipeline total p95 | web workers' CPU s (ms per request) "
-            "| load 1 min |",
-            "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+            "| load 1 min | starts: gap CV, in flight at start (mean) |",
+            "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
         ]
         for name, row in phases.items():
             st, lat = row.get("stage_ms", {}), row.get("latency_ms", {})
@@ -924,7 +943,7 @@ def markdown_report(results: dict[str, Any]) -> str:
                 f"| {row['errors']} | {row['requests_per_s']} | {_ms(lat, 'p50')} | {_ms(lat, 'p95')} "
                 f"| {_ms(lat, 'p99')} | {_ms(st.get('lexical'), 'p95')} | {_ms(st.get('dense'), 'p95')} "
                 f"| {_ms(st.get('gate'), 'p95')} | {_ms(st.get('filco'), 'p95')} | {_ms(st.get('total'), 'p95')} "
-                f"| {_cpu(row.get('cpu'))} | {row['load_1m']} |"
+                f"| {_cpu(row.get('cpu'))} | {row['load_1m']} | {_arrivals(row.get('arrivals'))} |"
             )
     memory = (results.get("soak") or {}).get("memory_mb")
     if memory:
@@ -958,6 +977,12 @@ def main() -> None:
     parser.add_argument("--max-requests", type=int, default=2000, help="Requests per phase (bound in count).")
     parser.add_argument("--paced-rps", type=float, default=30.0, help="8 users paced to this rate (0: skip).")
     parser.add_argument(
+        "--paced-arrivals",
+        default="poisson,cadence",
+        help="Paced phases, one per arrival model: poisson (exponential gaps: independent clients) "
+        "and/or cadence (locust's constant_throughput; bursts) (benchmarks/locustfile.py).",
+    )
+    parser.add_argument(
         "--cache-distinct", type=int, default=200, help="Distinct questions of the cache-on phase (0: skip the phase)."
     )
     parser.add_argument("--soak", type=int, default=0, help="Soak seconds (0: none; make bench: 300).")
@@ -973,6 +998,9 @@ def main() -> None:
     )
     parser.add_argument("--report", type=Path, help="Only print the tables of a results JSON.")
     args = parser.parse_args()
+    unknown = {a.strip() for a in args.paced_arrivals.split(",") if a.strip()} - {"poisson", "cadence"}
+    if unknown:
+        parser.error(f"--paced-arrivals: unknown arrival models {sorted(unknown)} (poisson, cadence)")
     if args.report:
         print(markdown_report(json.loads(args.report.read_text())))
         return
@@ -1055,7 +1083,10 @@ def http_measure(bench: Bench, args: argparse.Namespace, questions: list[dict[st
     users = [int(u) for u in args.users.split(",") if u.strip()]
     phases = [Phase(f"closed-{u}u", u, args.run_time, args.max_requests) for u in users]
     if args.paced_rps > 0:
-        phases.append(Phase(f"paced-8u-{args.paced_rps:g}rps", 8, args.run_time, args.max_requests, args.paced_rps))
+        for arrivals in [a.strip() for a in args.paced_arrivals.split(",") if a.strip()]:
+            # "paced-…" keeps its name (cadence arrivals) so that earlier results files compare.
+            name = f"{'paced' if arrivals == 'cadence' else arrivals}-8u-{args.paced_rps:g}rps"
+            phases.append(Phase(name, 8, args.run_time, args.max_requests, args.paced_rps, arrivals=arrivals))
     if args.cache_distinct > 0:
         phases.append(
             Phase("closed-8u-cache-on", 8, args.run_time, args.max_requests, cache=True, questions_file=popular_file)

@@ -13,8 +13,19 @@ through the environment (the orchestrator sets every variable):
 - ``LOAD_MAX_REQUESTS``: stop the whole run after this many requests (besides ``--run-time``).
 - ``LOAD_TOTAL_RPS``: 0 for closed-loop users (each sends its next request as soon as the answer
   is back); above 0, each of the ``LOAD_USERS`` users is paced to ``LOAD_TOTAL_RPS / LOAD_USERS``
-  requests per second (locust's ``constant_throughput``), an open-loop rate as long as the
-  server keeps up.
+  requests per second, an open-loop rate as long as the server keeps up, with the gaps between
+  one user's request starts given by ``LOAD_ARRIVALS``:
+
+  - ``cadence``: locust's ``constant_throughput``, every gap exactly ``LOAD_USERS /
+    LOAD_TOTAL_RPS`` s. The users' phases stay where locust's spawning and the first answers put
+    them, so their requests can come in bursts (measured in five runs on 2026-11-27: a
+    coefficient of variation of 1.15 to 1.99 of the gaps between consecutive starts of all
+    users, 8 starts within 100 ms in every run; docs/BENCHMARKS.md);
+  - ``poisson``: :func:`benchmarks.arrivals.poisson_throughput`, exponential gaps of the same
+    mean, so that the starts of all users together are a Poisson process of ``LOAD_TOTAL_RPS`` a
+    second (coefficient of variation 1), the standard model of independent clients.
+- ``LOAD_SEED``: seed of the ``poisson`` gaps (each user draws from its own generator, seeded
+  with this plus its number), so that a rerun draws the same gaps.
 
 A request fails when the status is not 200, the body is not the answer's JSON, or it has no
 ``timings_ms``; a 429 (rate limit) is a failure too.
@@ -25,6 +36,7 @@ from __future__ import annotations
 import json
 import os
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -32,11 +44,17 @@ import gevent
 from locust import FastHttpUser, constant, constant_throughput, events, task
 from locust.exception import StopUser
 
+from benchmarks.arrivals import poisson_throughput
+
 QUESTIONS: list[dict[str, str]] = json.loads(Path(os.environ["LOAD_QUESTIONS"]).read_text())
 OFFSET = int(os.environ.get("LOAD_OFFSET", "0"))
 MAX_REQUESTS = int(os.environ.get("LOAD_MAX_REQUESTS", "0")) or 10**9
 TOTAL_RPS = float(os.environ.get("LOAD_TOTAL_RPS", "0"))
 USERS = max(1, int(os.environ.get("LOAD_USERS", "1")))
+ARRIVALS = os.environ.get("LOAD_ARRIVALS", "poisson")
+SEED = int(os.environ.get("LOAD_SEED", "13"))
+if ARRIVALS not in ("cadence", "poisson"):
+    raise SystemExit(f"LOAD_ARRIVALS must be 'cadence' or 'poisson', not {ARRIVALS!r}")
 
 # Open for the whole run (each request appends a line); flushed when the test stops.
 _records = Path(os.environ["LOAD_RECORDS"]).open("a", encoding="utf-8")  # noqa: SIM115
@@ -48,10 +66,18 @@ def _close(**kwargs: Any) -> None:
     _records.flush()
 
 
+def _wait_time() -> Callable[[Any], float]:
+    if TOTAL_RPS <= 0:
+        return constant(0)
+    if ARRIVALS == "cadence":
+        return constant_throughput(TOTAL_RPS / USERS)
+    return poisson_throughput(TOTAL_RPS / USERS, SEED)
+
+
 class Patient(FastHttpUser):
     """One client asking questions one after another (see the module docstring)."""
 
-    wait_time = constant_throughput(TOTAL_RPS / USERS) if TOTAL_RPS > 0 else constant(0)
+    wait_time = _wait_time()
 
     @task
     def ask(self) -> None:
