@@ -57,8 +57,8 @@ access_log_format = '%(t)s "%(m)s %(U)s" %(s)s %(b)s %(M)sms'
 
 def post_worker_init(worker: Any) -> None:
     """Warm a new worker before it takes requests: the embedding model, the language detector,
-    the input guard, the red-flag model, query understanding and the personal-identifier
-    recognisers (seconds; a minute on a busy
+    the input guard, the red-flag model, query understanding, the personal-identifier
+    recognisers and the spelling corrector's everyday word lists (seconds; a minute on a busy
     2-core machine). Meanwhile a thread tells the master every 5 s that the worker lives (its
     ``timeout``, 30 s, killed workers in the middle of warming up), and SIGTERM exits at once (no
     request is in flight yet; gunicorn's own handler would wait for the warm-up to finish)."""
@@ -67,6 +67,7 @@ def post_worker_init(worker: Any) -> None:
     from core.providers.embeddings import embedding_provider_get
     from zolsearch.search.safety.guard import guard_classifier_get
     from zolsearch.search.safety.redflag_model import red_flag_model_get
+    from zolsearch.search.spelling import SPELL_EVERYDAY_TOP, SPELLING_LANGUAGES, most_frequent_words
     from zolsearch.search.understanding import understanding_model_get
 
     warm = threading.Event()
@@ -84,6 +85,8 @@ def post_worker_init(worker: Any) -> None:
         identifiers_find("warm-up", language="nl")
         for train in (guard_classifier_get, red_flag_model_get, understanding_model_get):
             train(provider)
+        for language in SPELLING_LANGUAGES:  # Dutch: 0.5 s
+            most_frequent_words(language, SPELL_EVERYDAY_TOP)
         database_join()
     finally:
         signal.signal(signal.SIGTERM, gunicorn_on_term)

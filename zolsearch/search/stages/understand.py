@@ -117,7 +117,7 @@ def _spelling_focus(state: SearchState) -> list[Correction]:
 _SENTENCE_END = re.compile(r"[.?!;:]+\s*")
 
 
-def _medical_english(state: SearchState) -> None:
+def _medical_english(state: SearchState, corrections: list[Correction]) -> None:
     """A Dutch question about a condition, in English too (:func:`medical_renderings`, read
     once): the
     MedQuAD focus of the English when it is a longer match than the Dutch gave (no focus, or a
@@ -127,15 +127,18 @@ def _medical_english(state: SearchState) -> None:
     cognate spelling: "operatie" spelled "operation" linked MedQuAD's Surgery to a question
     about nail polish before an operation. Only when nothing links, a lone cognate with an
     ending only medical words have does (:func:`medical_cognate_term`: ≥ 9 letters, linking a
-    MedQuAD focus by itself). ``trace.understanding.focus_translated`` says so."""
-    query = state.search_query or state.question
+    MedQuAD focus by itself). ``trace.understanding.focus_translated`` says so. A misspelled
+    Dutch medical word is rendered as corrected (``corrections``, :func:`_spelling_focus`:
+    "aambijen" as "aambeien", hemorrhoids)."""
+    asked = state.search_query or state.question
+    query = text_corrected(asked, corrections) if corrections else asked
     # A question whose MedQuAD focus is linked already (its English name is in it) gains from
     # the question-type words alone ("prognose" → "prognosis outlook"); otherwise a word that
     # names a condition must be among those translated.
     linked = state.focus is not None and state.focus.source == "medquad"
     known = medquad_words()  # a cognate is searched as the index's medical words spell it
     renderings = medical_renderings(query, known)
-    if query != state.question:
+    if asked != state.question:
         # The reduced query has no stop words, so "wat is de ziekte van caffey? ons baby'tje …"
         # reads "ziekte caffey …": the eponyms come from the question as asked, sentence by
         # sentence (a name does not run on into the next one: "caffey? ons baby'tje").
@@ -255,7 +258,7 @@ class QueryUnderstandingStage(Stage):
             and state.language == TARGET_LANGUAGE
             and share < state.config.medical_translation_max_authority
         ):
-            _medical_english(state)
+            _medical_english(state, corrections)
         if state.config.focus_expansion_enabled and state.focus is not None and state.focus.source == "medquad":
             name = text_normalise(state.focus.text)
             if (
