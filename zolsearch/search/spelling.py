@@ -62,7 +62,7 @@ from core.text import STOPWORDS, text_normalise
 SPELLING_LANGUAGES = {"en": "symspellpy:frequency_dictionary_en_82_765.txt", "nl": "wordfreq:nl"}
 # wordfreq's large lists reach down to Zipf 1 (one in a billion words), where the web's own
 # misspellings are listed as words ("bloedruk", Zipf 1.34, beside "bloeddruk", 3.92); from 1.5
-# up, 178,106 Dutch words (of 311,278). Set by hand on 2026-11-27 knowing "bloedruk", one of the
+# up, 172,755 Dutch words of letters only (of 311,278 entries). Set by hand on 2026-11-27 knowing "bloedruk", one of the
 # held-out noisy Dutch messages' misspellings the twenty-first session read (docs/EVALUATION.md).
 SPELL_NL_MIN_ZIPF = 1.5
 SPELL_MIN_CHARS = 5
@@ -91,7 +91,8 @@ class Correction:
 @lru_cache(maxsize=len(SPELLING_LANGUAGES))
 def word_frequencies(language: str) -> dict[str, int]:
     """Word → count of the everyday word list of ``language`` (:data:`SPELLING_LANGUAGES`; read
-    once per process: about 10 MB for English, 0.3 s and 25 MB for Dutch). wordfreq gives
+    once per process: about 10 MB for English; 0.5 s for Dutch, whose wordfreq list and dict
+    are then dropped from wordfreq's own unbounded caches). wordfreq gives
     frequencies; they are counts per billion words here (``round(f · 1e9)``, ≥ 1), from Zipf
     :data:`SPELL_NL_MIN_ZIPF` up, so that both lists order words the same way. Words are
     normalised (:func:`core.text.text_normalise`: lower case, no accents) as the question's are.
@@ -106,6 +107,10 @@ def word_frequencies(language: str) -> dict[str, int]:
             if frequency >= least and word.isalpha():
                 key = text_normalise(word)
                 counts[key] = max(counts.get(key, 0), max(1, round(frequency * 1e9)))
+        # wordfreq holds every list it read in lru_caches without bound (tens of MB for Dutch);
+        # this process needs only the counts above.
+        wordfreq.get_frequency_dict.cache_clear()
+        wordfreq.get_frequency_list.cache_clear()
         return counts
     text = files(package).joinpath(name).read_text(encoding="utf-8")
     for line in text.splitlines():

@@ -128,8 +128,8 @@ def _medical_english(state: SearchState, corrections: list[Correction]) -> None:
     about nail polish before an operation. Only when nothing links, a lone cognate with an
     ending only medical words have does (:func:`medical_cognate_term`: ≥ 9 letters, linking a
     MedQuAD focus by itself). ``trace.understanding.focus_translated`` says so. A misspelled
-    Dutch medical word is rendered as corrected (``corrections``, :func:`_spelling_focus`:
-    "aambijen" as "aambeien", hemorrhoids)."""
+    Dutch medical word is rendered as corrected only (``corrections``, :func:`_spelling_focus`:
+    "aambijen" as "aambeien", hemorrhoids; the misspelling's guessed cognate is not searched)."""
     asked = state.search_query or state.question
     query = text_corrected(asked, corrections) if corrections else asked
     # A question whose MedQuAD focus is linked already (its English name is in it) gains from
@@ -142,7 +142,11 @@ def _medical_english(state: SearchState, corrections: list[Correction]) -> None:
         # The reduced query has no stop words, so "wat is de ziekte van caffey? ons baby'tje …"
         # reads "ziekte caffey …": the eponyms come from the question as asked, sentence by
         # sentence (a name does not run on into the next one: "caffey? ons baby'tje").
-        renderings += [r for s in _SENTENCE_END.split(state.question) for r in medical_renderings(s, known) if r.eponym]
+        # (with its misspelled medical words corrected: "ziekte van parkingson" names Parkinson).
+        asked_corrected = text_corrected(state.question, corrections) if corrections else state.question
+        renderings += [
+            r for s in _SENTENCE_END.split(asked_corrected) for r in medical_renderings(s, known) if r.eponym
+        ]
     english = renderings_kept(renderings, specific=not linked)
     if not english:
         return
