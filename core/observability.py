@@ -118,6 +118,10 @@ JUDGEMENTS_TOTAL = Counter(
     "Judgements of answers by judge and status (done, failed, skipped, cached).",
     ["judge", "status"],
 )
+JUDGE_SHED_TOTAL = Counter(
+    "zolsearch_judge_shed_total",
+    "Served answers not queued for background judging because the worker's queue was full (JUDGE_QUEUE_MAX).",
+)
 QUEUE_DEPTH_ERRORS_TOTAL = Counter(
     "zolsearch_background_queue_depth_errors_total",
     "Scrapes where the background queue depth could not be read (broker unreachable), by transport.",

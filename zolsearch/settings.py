@@ -372,6 +372,12 @@ JUDGE_ON_ANSWER = env.bool("JUDGE_ON_ANSWER", default=True)
 JUDGE_SAMPLE_RATE = env.float("JUDGE_SAMPLE_RATE", default=1.0)
 JUDGE_DAILY_BUDGET = env.int("JUDGE_DAILY_BUDGET", default=0)
 JUDGE_ALWAYS_BELOW_GATE = env.float("JUDGE_ALWAYS_BELOW_GATE", default=0.75)
+# Background judging is shed while the worker's queue holds this many messages or more (0: never):
+# a backlog the judge cannot take slows every request on the embedded filesystem broker, whose
+# fetch lists and sorts the whole queue folder (70 ms a message at 91,845 queued, 0.55 of the two
+# cores for the worker's main process; docs/BENCHMARKS.md, "After the 25-minute soak"). At 1,000
+# a fetch lists about 1,000 files (under 1 ms).
+JUDGE_QUEUE_MAX = env.int("JUDGE_QUEUE_MAX", default=1000)
 EVALUATION_BOOTSTRAP_SAMPLES = env.int("EVALUATION_BOOTSTRAP_SAMPLES", default=2000)
 EVALUATION_BOOTSTRAP_SEED = env.int("EVALUATION_BOOTSTRAP_SEED", default=20261122)
 # Feedback (POST /api/v1/feedback): at most this many per client in this many seconds.

@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import threading
 import time
 from datetime import timedelta
 
@@ -20,7 +21,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from core.fingerprint import source_fingerprint
-from core.observability import judge_observe
+from core.observability import JUDGE_SHED_TOTAL, judge_observe, queue_depth
 from evaluation.judges import Judge, JudgeInput, JudgeUnavailable, judge_get
 from evaluation.models import Judgement
 from evaluation.selectors import judge_input_for_answer
@@ -200,11 +201,52 @@ def answer_judge(*, answer_id: int, judge: Judge | None = None, background: bool
     )
 
 
+# Seconds a process reuses the worker queue's depth it read (one broker read per process per
+# interval, not one per request: the filesystem broker's is a scan of its folder).
+JUDGE_QUEUE_CHECK_S = 5.0
+_queue_read: tuple[float, int] | None = None  # (time.monotonic() of the read, depth)
+_queue_lock = threading.Lock()
+
+
+def judge_queue_full() -> bool:
+    """Whether the worker's queue holds ``JUDGE_QUEUE_MAX`` messages or more (False when the
+    setting is 0), from :func:`core.observability.queue_depth` of the default queue read at most
+    every :data:`JUDGE_QUEUE_CHECK_S` seconds per process. A broker that cannot be read counts as
+    not full (queueing then fails or succeeds as before, and is logged). Thread-safe."""
+    global _queue_read
+    limit = settings.JUDGE_QUEUE_MAX
+    if limit <= 0:
+        return False
+    now = time.monotonic()
+    with _queue_lock:
+        if _queue_read is None or now - _queue_read[0] >= JUDGE_QUEUE_CHECK_S:
+            try:
+                depth = queue_depth()
+            except Exception:  # the broker's own errors vary by transport; queueing reports them
+                logger.warning("could not read the worker queue's depth", exc_info=True)
+                depth = 0
+            _queue_read = (now, depth)
+        return _queue_read[1] >= limit
+
+
+def judge_queue_read_clear() -> None:
+    """Forget the depth :func:`judge_queue_full` read (the next call reads the broker)."""
+    global _queue_read
+    with _queue_lock:
+        _queue_read = None
+
+
 def answer_judging_enqueue(*, answer: Answer) -> bool:
     """Queue background judging of ``answer`` (called after commit). Evaluation-run answers are
-    judged by their run, and ``JUDGE_ON_ANSWER=false`` turns it off. A broker failure is logged,
-    never raised into the request that served the answer. Returns whether a task was queued."""
+    judged by their run, and ``JUDGE_ON_ANSWER=false`` turns it off. While the worker's queue is
+    full (:func:`judge_queue_full`) the answer is not queued (load shedding of a background
+    sample: counted in ``zolsearch_judge_shed_total``; the answer itself is stored and served).
+    A broker failure is logged, never raised into the request that served the answer. Returns
+    whether a task was queued."""
     if not settings.JUDGE_ON_ANSWER or answer.channel == Answer.Channel.EVALUATION:
+        return False
+    if judge_queue_full():
+        JUDGE_SHED_TOTAL.inc()
         return False
     from evaluation.tasks import answer_judge_task
 

@@ -10,7 +10,13 @@ from evaluation.judges import JudgeInput, JudgeUnavailable, JudgeVerdict
 from evaluation.judges.base import AUTHORITATIVE_TAG
 from evaluation.models import Judgement
 from evaluation.selectors import judge_input_for_answer
-from evaluation.services.judging import answer_judge, answer_judging_wanted
+from evaluation.services.judging import (
+    answer_judge,
+    answer_judging_enqueue,
+    answer_judging_wanted,
+    judge_queue_full,
+    judge_queue_read_clear,
+)
 from taxonomy.services import sample_hospital_load
 from zolsearch.celery import app
 from zolsearch.search.models import Answer
@@ -57,6 +63,7 @@ def test_api_answers_are_judged_after_commit_through_the_task(
     THEN after commit the answer has a DONE judgement of the local judge with scores in [0, 1]
     and evidence per answer sentence; evaluation-run answers are not queued by the signal."""
     settings.JUDGE_SAMPLE_RATE = 1.0
+    settings.JUDGE_QUEUE_MAX = 0  # the checkout's broker folder may hold a backlog of `make run`
     with django_capture_on_commit_callbacks(execute=True):
         response = client.post(
             "/api/v1/search",
@@ -89,6 +96,50 @@ def test_a_broker_failure_never_reaches_the_patient(client, django_capture_on_co
             "/api/v1/search", {"question": "What is Pompe Disease?"}, content_type="application/json"
         )
     assert response.status_code == 200 and response.json()["answer"]
+
+
+def test_judging_is_shed_while_the_worker_queue_is_full(tmp_path, settings, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """GIVEN a filesystem broker folder with messages waiting on the worker's queue and
+    JUDGE_QUEUE_MAX 3 WHEN a served answer is announced THEN it is queued while fewer than 3
+    wait, and not queued (shed, counted) once 3 wait; the depth read is reused within
+    JUDGE_QUEUE_CHECK_S; JUDGE_QUEUE_MAX 0 never sheds."""
+    import kombu
+    from prometheus_client import REGISTRY
+
+    from evaluation import tasks
+    from tests.test_metrics import _filesystem_broker, _publish
+
+    options = _filesystem_broker(tmp_path)
+    settings.CELERY_BROKER_URL = "filesystem://"
+    settings.CELERY_BROKER_TRANSPORT_OPTIONS = options
+    settings.JUDGE_ON_ANSWER = True
+    settings.JUDGE_QUEUE_MAX = 3
+    # A queue name of this test's own: kombu keeps exchange bindings per transport class, so a
+    # queue another test declared in its folder would take these messages there.
+    settings.CELERY_TASK_DEFAULT_QUEUE = queue = f"judging-{tmp_path.name}"
+    sent: list[int] = []
+    monkeypatch.setattr(tasks.answer_judge_task, "delay", lambda answer_id: sent.append(answer_id))
+    answer = _answer()
+
+    def shed() -> float:
+        return REGISTRY.get_sample_value("zolsearch_judge_shed_total") or 0.0
+
+    judge_queue_read_clear()
+    try:
+        with kombu.Connection("filesystem://", transport_options=options) as connection:
+            _publish(connection, queue=queue, count=2)
+            assert not judge_queue_full() and answer_judging_enqueue(answer=answer) is True
+            assert sent == [answer.pk]
+            _publish(connection, queue=queue, count=1)
+            assert not judge_queue_full()  # the depth read just before is reused (JUDGE_QUEUE_CHECK_S)
+            judge_queue_read_clear()
+            before = shed()
+            assert judge_queue_full() and answer_judging_enqueue(answer=answer) is False
+            assert sent == [answer.pk] and shed() == before + 1
+            settings.JUDGE_QUEUE_MAX = 0
+            assert answer_judging_enqueue(answer=answer) is True and sent == [answer.pk, answer.pk]
+    finally:
+        judge_queue_read_clear()
 
 
 def test_sampling_budget_and_low_gate(settings) -> None:  # type: ignore[no-untyped-def]
