@@ -998,7 +998,8 @@ def main() -> None:
     )
     parser.add_argument("--report", type=Path, help="Only print the tables of a results JSON.")
     args = parser.parse_args()
-    unknown = {a.strip() for a in args.paced_arrivals.split(",") if a.strip()} - {"poisson", "cadence"}
+    args.paced_arrivals = [a.strip() for a in args.paced_arrivals.split(",") if a.strip()]
+    unknown = set(args.paced_arrivals) - {"poisson", "cadence"}
     if unknown:
         parser.error(f"--paced-arrivals: unknown arrival models {sorted(unknown)} (poisson, cadence)")
     if args.report:
@@ -1083,7 +1084,7 @@ def http_measure(bench: Bench, args: argparse.Namespace, questions: list[dict[st
     users = [int(u) for u in args.users.split(",") if u.strip()]
     phases = [Phase(f"closed-{u}u", u, args.run_time, args.max_requests) for u in users]
     if args.paced_rps > 0:
-        for arrivals in [a.strip() for a in args.paced_arrivals.split(",") if a.strip()]:
+        for arrivals in args.paced_arrivals:  # parsed and checked in main()
             # "paced-…" keeps its name (cadence arrivals) so that earlier results files compare.
             name = f"{'paced' if arrivals == 'cadence' else arrivals}-8u-{args.paced_rps:g}rps"
             phases.append(Phase(name, 8, args.run_time, args.max_requests, args.paced_rps, arrivals=arrivals))

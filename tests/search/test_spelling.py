@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from zolsearch.search.config import ConfigInvalid, PipelineConfig, pipeline_config_default
+from zolsearch.search.contract import UnderstandingTrace
 from zolsearch.search.focus import medquad_lexicon_clear, medquad_spelling
 from zolsearch.search.pipeline import SearchRequest, pipeline_run
 from zolsearch.search.spelling import Correction, Speller, term_pairs, text_corrected, word_frequencies
@@ -153,6 +154,17 @@ def test_corrections_of_a_message_keep_its_words_and_punctuation() -> None:
     ]
 
 
+def _understood(question: str, language: str, **overrides: object) -> tuple[UnderstandingTrace, list[str]]:
+    """The understanding trace and the searched words of ``question`` run through the pipeline in
+    the default configuration with ``overrides``."""
+    state = pipeline_run(
+        request=SearchRequest(question=question, language=language),
+        config=pipeline_config_default().with_overrides(**overrides),
+    )
+    assert state.trace.understanding is not None
+    return state.trace.understanding, state.search_query.split()
+
+
 @pytest.mark.django_db
 def test_the_pipeline_links_the_corrected_focus_and_searches_the_corrected_word() -> None:
     """GIVEN the MedQuAD slice (Botulism and Aphasia are foci) WHEN an English message misspells
@@ -163,18 +175,13 @@ def test_the_pipeline_links_the_corrected_focus_and_searches_the_corrected_word(
     is the focus."""
     medquad_lexicon_clear()
     question = "how is botulsm treated? my uncle also has aphasia since last year"
-    state = pipeline_run(request=SearchRequest(question=question, language="en"), config=pipeline_config_default())
-    understanding = state.trace.understanding
-    assert understanding is not None
+    understanding, searched = _understood(question, "en")
     assert understanding.corrected == "botulsm → botulism"
     assert understanding.focus == "Botulism"
-    assert state.search_query.split()[-1] == "botulism"
-    off = pipeline_run(
-        request=SearchRequest(question=question, language="en"),
-        config=pipeline_config_default().with_overrides(spelling_correction_languages=()),
-    )
-    assert off.trace.understanding is not None and off.trace.understanding.corrected == ""
-    assert off.trace.understanding.focus == "Aphasia" and "botulism" not in off.search_query.split()
+    assert searched[-1] == "botulism"
+    off, searched_off = _understood(question, "en", spelling_correction_languages=())
+    assert off.corrected == ""
+    assert off.focus == "Aphasia" and "botulism" not in searched_off
     assert medquad_spelling(question, "fr") == []
 
 
@@ -188,19 +195,13 @@ def test_a_dutch_message_s_misspelled_condition_is_corrected_and_searched_in_dut
     is searched."""
     medquad_lexicon_clear()
     question = "wat is scolliose bij tieners?"
-    state = pipeline_run(request=SearchRequest(question=question, language="nl"), config=pipeline_config_default())
-    understanding = state.trace.understanding
-    assert understanding is not None
+    understanding, searched = _understood(question, "nl")
     assert understanding.corrected == "scolliose → scoliose"
-    searched = state.search_query.split()
     assert "scoliose" in searched and "scoliosis" in searched
     assert "scolliosis" not in searched  # the misspelling's cognate is not rendered
-    off = pipeline_run(
-        request=SearchRequest(question=question, language="nl"),
-        config=pipeline_config_default().with_overrides(spelling_correction_languages=("en",)),
-    )
-    assert off.trace.understanding is not None and off.trace.understanding.corrected == ""
-    assert "scoliosis" not in off.search_query.split() and "scolliosis" in off.search_query.split()
+    off, searched_off = _understood(question, "nl", spelling_correction_languages=("en",))
+    assert off.corrected == ""
+    assert "scoliosis" not in searched_off and "scolliosis" in searched_off
 
 
 @pytest.mark.django_db

@@ -93,7 +93,7 @@ def word_frequencies(language: str) -> dict[str, int]:
     """Word → count of the everyday word list of ``language`` (:data:`SPELLING_LANGUAGES`; read
     once per process: about 10 MB for English; 0.5 s for Dutch, whose wordfreq list and dict
     are then dropped from wordfreq's own unbounded caches). wordfreq gives
-    frequencies; they are counts per billion words here (``round(f · 1e9)``, ≥ 1), from Zipf
+    frequencies; they are counts per billion words here (``round(f · 1e9)``, ≥ 32 at the floor), from Zipf
     :data:`SPELL_NL_MIN_ZIPF` up, so that both lists order words the same way. Words are
     normalised (:func:`core.text.text_normalise`: lower case, no accents) as the question's are.
     Raises ``KeyError`` for a language without a list."""
@@ -106,7 +106,7 @@ def word_frequencies(language: str) -> dict[str, int]:
         for word, frequency in wordfreq.get_frequency_dict(name, wordlist="large").items():
             if frequency >= least and word.isalpha():
                 key = text_normalise(word)
-                counts[key] = max(counts.get(key, 0), max(1, round(frequency * 1e9)))
+                counts[key] = max(counts.get(key, 0), round(frequency * 1e9))
         # wordfreq holds every list it read in lru_caches without bound (tens of MB for Dutch);
         # this process needs only the counts above.
         wordfreq.get_frequency_dict.cache_clear()
