@@ -16,7 +16,10 @@ scored (``Answer.gate_score`` set: served or gate-rejected):
   ``j`` from the right page and is not off-topic: it is left out and counted
   (``rotated_on_topic``). Golden sets ordered by topic (hospital-nl) make such pairs common;
 - **reviewed good / reviewed bad**: answers an evaluator labelled for calibration in the review
-  queue (verdicts good answer and wrongly refused / rightly refused, wrong answer, unsafe);
+  queue (verdicts good answer and wrongly refused / rightly refused, wrong answer, unsafe), or
+  whose draft a reviewer labelled in a draft-labels file (:mod:`evaluation.draft_labels`). A
+  reviewer's label wins over the judge: a labelled answer is in no judged cohort (related,
+  judged off-topic), so a wrong answer the judge approved does not count as a good one;
 - **judged off-topic** (evidence only): drafts with relevancy < ``RELEVANCY_FLOOR``.
 
 Positives = related ∪ reviewed good; negatives = unrelated ∪ reviewed bad. Each score keeps its two
@@ -48,7 +51,7 @@ from evaluation.models import EvaluationResult, EvaluationRun, Judgement
 from ingestion.models import Chunk
 from zolsearch.search.gate import CONTEXT_WEIGHT, Subject, site_disagrees, subject_disagrees, terms_disagree
 from zolsearch.search.models import Answer
-from zolsearch.search.selectors import answer_material
+from zolsearch.search.selectors import AnswerMaterial, answer_material
 from zolsearch.search.sites import SiteMatcher, index_site_labels
 
 COHORT_NAMES = ("related", "unrelated", "reviewed_good", "reviewed_bad", "judged_off_topic")
@@ -62,6 +65,7 @@ class LanguageCohorts:
 
     related: list[float] = field(default_factory=list)
     related_ids: list[int] = field(default_factory=list)
+    reviewed_good_ids: list[int] = field(default_factory=list)  # parallel to ``reviewed_good``
     unrelated: list[float] = field(default_factory=list)
     reviewed_good: list[float] = field(default_factory=list)
     reviewed_bad: list[float] = field(default_factory=list)
@@ -103,6 +107,7 @@ class LanguageCohorts:
         return LanguageCohorts(
             **scores,
             related_ids=list(self.related_ids),
+            reviewed_good_ids=list(self.reviewed_good_ids),
             drafts=self.drafts,
             rescore_error=self.rescore_error,
             components={k: list(v) for k, v in self.components.items()},
@@ -148,6 +153,7 @@ class LanguageCohorts:
         return cls(
             **{name: [s for c in cohorts for s in getattr(c, name)] for name in COHORT_NAMES},
             related_ids=[i for c in cohorts for i in c.related_ids],
+            reviewed_good_ids=[i for c in cohorts for i in c.reviewed_good_ids],
             drafts=drafts,
             rescore_error=sum(e * n for e, n in errors) / sum(n for _, n in errors) if errors else None,
             components=joined("components"),
@@ -279,6 +285,31 @@ def _latest_judgements(answers: Iterable[Answer]) -> dict[int, Judgement]:
     return latest
 
 
+def _agreement_flags(
+    cohort: LanguageCohorts, name: str, answer: Answer, view: _FocusView, material: AnswerMaterial | None
+) -> None:
+    """Append to ``cohort``'s agreement flags under cohort ``name`` whether each agreement rule
+    of the gate (focus, site, term, term across languages) refuses ``answer``'s draft."""
+    focus, qtype, candidates, cited = view.of(answer)
+    cohort.focus_mismatch.setdefault(name, []).append(
+        subject_disagrees(focus, qtype, candidates=candidates, cited=cited)
+    )
+    cohort.site_mismatch.setdefault(name, []).append(
+        view.site_mismatch(answer.question, answer.language, candidates, cited)
+    )
+    cited_languages = view.cited_languages(answer)
+    for across, found in ((False, cohort.term_mismatch), (True, cohort.term_mismatch_across)):
+        no_terms = material is not None and terms_disagree(
+            answer.question,
+            material.text,
+            language=answer.language,
+            draft_languages=cited_languages,
+            searched=_searched(answer),
+            across=across,
+        )
+        found.setdefault(name, []).append(no_terms)
+
+
 def gate_cohorts_from_answers(
     *,
     answer_ids: Sequence[int],
@@ -318,29 +349,22 @@ def gate_cohorts_from_answers(
         )
         cohort = cohorts[answer.language]
         focus, qtype, candidates, cited = view.of(answer)
-        if answer.pk in labelled:
-            cohort._add("reviewed_good" if labelled[answer.pk] else "reviewed_bad", score, pair)
         judgement = judgements.get(answer.pk)
         material = answer_material(answer=answer)
         cited_languages = view.cited_languages(answer)
-        if judgement is not None and judgement.faithfulness is not None and judgement.relevancy is not None:
+        if answer.pk in labelled:
+            # a reviewer's label wins over the judge: the answer is in no judged cohort
+            if labelled[answer.pk]:
+                cohort._add("reviewed_good", score, pair)
+                cohort.reviewed_good_ids.append(answer.pk)
+                _agreement_flags(cohort, "reviewed_good", answer, view, material)
+            else:
+                cohort._add("reviewed_bad", score, pair)
+        elif judgement is not None and judgement.faithfulness is not None and judgement.relevancy is not None:
             if judgement.faithfulness >= FAITHFULNESS_PASS and judgement.relevancy >= RELEVANCY_PASS:
                 cohort._add("related", score, pair)
                 cohort.related_ids.append(answer.pk)
-                mismatch = subject_disagrees(focus, qtype, candidates=candidates, cited=cited)
-                cohort.focus_mismatch.setdefault("related", []).append(mismatch)
-                other_site = view.site_mismatch(answer.question, answer.language, candidates, cited)
-                cohort.site_mismatch.setdefault("related", []).append(other_site)
-                for across, found in ((False, cohort.term_mismatch), (True, cohort.term_mismatch_across)):
-                    no_terms = material is not None and terms_disagree(
-                        answer.question,
-                        material.text,
-                        language=answer.language,
-                        draft_languages=cited_languages,
-                        searched=_searched(answer),
-                        across=across,
-                    )
-                    found.setdefault("related", []).append(no_terms)
+                _agreement_flags(cohort, "related", answer, view, material)
             elif judgement.relevancy < RELEVANCY_FLOOR:
                 cohort._add("judged_off_topic", score, pair)
         if material is None or "context_alignment" not in gate or "semantic_similarity" not in gate:

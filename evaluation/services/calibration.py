@@ -445,10 +445,14 @@ def calibration_check(
     site_check: bool = False,
     term_check: bool = False,
     term_check_across: bool = False,
+    labels: Sequence[tuple[int, bool]] = (),
 ) -> list[dict[str, Any]]:
     """What a gate would have done to the drafts of each of ``runs`` (held-out runs, never
-    used to choose it): per run and question language, the share of judge-approved drafts it
-    refuses and of rotated (off-topic) drafts it refuses, against issue 10's targets (≤ 5 % and
+    used to choose it): per run and question language, the share of good drafts it refuses
+    (judge-approved, or labelled good by a reviewer: ``labels``, ``(answer_id, positive)`` from
+    the review queue or a draft-labels file, win over the judge, so a wrong answer the judge
+    approved and a reviewer read is not counted as good; labels of other runs' answers are
+    ignored) and of rotated (off-topic) drafts it refuses, against issue 10's targets (≤ 5 % and
     ≥ 90 %). The gate is ``thresholds`` (language → threshold, else the pooled row's
     (:data:`zolsearch.search.gate.POOLED_LANGUAGE`), else ``default_threshold``) with ``context_weights`` (language → w in
     [0, 1], else the pooled row's, else the seed's 0.7: :func:`gate_setting_for`, as the live
@@ -463,14 +467,21 @@ def calibration_check(
     cross-lingual rule when ``term_check_across`` (the live ``gate_term_check_across``) too. Rows:
     ``run``, ``set``, ``language``, ``threshold``, ``context_weight``, ``focus_check``, ``site_check``,
     ``term_check``, ``term_check_across``, ``good``
-    and ``off_topic`` (cohort sizes), ``rotated_on_topic`` (rotated drafts left out: they cite a
+    and ``off_topic`` (cohort sizes; ``good`` counts the reviewed good drafts too),
+    ``reviewed_good`` and ``reviewed_bad`` (labelled drafts of the run and language),
+    ``good_ids`` (the answer ids of the good drafts: judge-approved, then reviewed good), ``rotated_on_topic`` (rotated drafts left out: they cite a
     page relevant to the question put to them), ``good_refused`` and ``off_topic_refused`` (shares in
     [0, 1]; None for an empty cohort), ``met``. Creates no
     row; embeds each run's drafts and questions once (as calibration does)."""
     rows: list[dict[str, Any]] = []
     for run in runs:
+        answer_ids = answers_of_runs(runs=[run])
+        own = set(answer_ids)
         cohorts = gate_cohorts_from_answers(
-            answer_ids=answers_of_runs(runs=[run]), model_key=model_key, expected_urls=expected_urls_of_runs(runs=[run])
+            answer_ids=answer_ids,
+            model_key=model_key,
+            labels=[(i, positive) for i, positive in labels if i in own],
+            expected_urls=expected_urls_of_runs(runs=[run]),
         )
         for language, cohort in sorted(cohorts.items()):
             threshold, weight = gate_setting_for(
@@ -478,22 +489,27 @@ def calibration_check(
             )
             scored = cohort.reweighted(weight) if cohort.reweighable else cohort
 
-            def refused(name: str, t: float = threshold, cohort: LanguageCohorts = scored) -> float | None:
-                scores: list[float] = getattr(cohort, name)
-                flags = [False] * len(scores)
-                for on, mismatch in (
-                    (focus_check, cohort.focus_mismatch),
-                    (site_check, cohort.site_mismatch),
-                    (term_check, cohort.term_mismatch_across if term_check_across else cohort.term_mismatch),
-                ):
-                    found = mismatch.get(name, []) if on else []
-                    if found and len(found) != len(scores):
-                        raise ValueError(f"{name}: {len(found)} agreement flags for {len(scores)} scores")
-                    flags = [a or b for a, b in zip(flags, found or flags, strict=True)]
+            def refused(*names: str, t: float = threshold, cohort: LanguageCohorts = scored) -> float | None:
+                scores: list[float] = []
+                flags: list[bool] = []
+                for name in names:
+                    part: list[float] = getattr(cohort, name)
+                    part_flags = [False] * len(part)
+                    for on, mismatch in (
+                        (focus_check, cohort.focus_mismatch),
+                        (site_check, cohort.site_mismatch),
+                        (term_check, cohort.term_mismatch_across if term_check_across else cohort.term_mismatch),
+                    ):
+                        found = mismatch.get(name, []) if on else []
+                        if found and len(found) != len(part):
+                            raise ValueError(f"{name}: {len(found)} agreement flags for {len(part)} scores")
+                        part_flags = [a or b for a, b in zip(part_flags, found or part_flags, strict=True)]
+                    scores += part
+                    flags += part_flags
                 count = sum(s < t or flag for s, flag in zip(scores, flags, strict=True))
                 return round(count / len(scores), 4) if scores else None
 
-            good, off_topic = refused("related"), refused("unrelated")
+            good, off_topic = refused("related", "reviewed_good"), refused("unrelated")
             rows.append(
                 {
                     "run": run.pk,
@@ -505,7 +521,10 @@ def calibration_check(
                     "site_check": site_check,
                     "term_check": term_check,
                     "term_check_across": term_check and term_check_across,
-                    "good": len(scored.related),
+                    "good": len(scored.related) + len(scored.reviewed_good),
+                    "reviewed_good": len(scored.reviewed_good),
+                    "good_ids": [*scored.related_ids, *scored.reviewed_good_ids],
+                    "reviewed_bad": len(scored.reviewed_bad),
                     "good_refused": good,
                     "off_topic": len(scored.unrelated),
                     "rotated_on_topic": scored.rotated_on_topic,

@@ -23,10 +23,7 @@ from evaluation.services.calibration import (
     calibration_from_cohort,
     calibration_retire,
 )
-from evaluation.services.golden import golden_set_import
-from evaluation.services.runs import evaluation_run_create, evaluation_run_execute
 from ingestion.models import Document
-from tests.evaluation.factories import medquad_items
 from zolsearch.search.config import pipeline_config_default
 from zolsearch.search.models import PipelineFlag, PipelineFlagChange
 from zolsearch.search.pipeline import SearchRequest, pipeline_run
@@ -53,18 +50,6 @@ def _row(language: str = "en", cohort: LanguageCohorts | None = None, cap: float
         sources={"runs": []},
         created_by="tester",
     )
-
-
-@pytest.fixture
-def evaluated_run():  # type: ignore[no-untyped-def]
-    """A real evaluation run (pipeline + local judge) over 12 MedQuAD questions of the corpus."""
-    ids = list(
-        Document.objects.filter(external_id__startswith="medquad:")
-        .order_by("external_id")
-        .values_list("external_id", flat=True)[:12]
-    )
-    golden_set, _ = golden_set_import(name="calibration-dev", items=medquad_items(external_ids=ids))
-    return evaluation_run_execute(run_id=evaluation_run_create(golden_set=golden_set).pk)
 
 
 def test_cohorts_from_a_runs_stored_answers_follow_the_judge_and_rescore_the_gate(evaluated_run) -> None:  # type: ignore[no-untyped-def]

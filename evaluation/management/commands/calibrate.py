@@ -1,6 +1,6 @@
 """``manage.py calibrate --set NAME … [--run ID …] [--language nl …] [--max-false-refusal 0.05]
 [--pooled | --pooled-only] [--activate --reason TEXT] [--export data/calibration/gate.json]``, or
-``manage.py calibrate --check --set NAME …`` on held-out runs.
+``manage.py calibrate --check --set NAME … [--labels FILE] [--sheet FILE]`` on held-out runs.
 
 Calibrates the fast gate per language for the active embedding model on the stored answers of
 evaluation runs (the newest succeeded run of each ``--set``, and each ``--run``) and the review
@@ -17,7 +17,10 @@ language without an active row of its own (French, Turkish, Arabic: too few answ
 ``--check`` creates no row: it prints, per run and language, what the live gate (the thresholds
 and context weights of the configuration requests get now) refuses of the runs' judge-approved
 and rotated drafts (:func:`evaluation.services.calibration.calibration_check`): the held-out
-check of a calibration chosen on other runs.
+check of a calibration chosen on other runs. ``--labels FILE``: a draft-labels file
+(:mod:`evaluation.draft_labels`) whose reviewers' labels win over the judge, in the check and in
+calibration (the review queue's labels always count and win over the file's); ``--sheet FILE``
+(with ``--check``): the checked runs' good drafts written for a reviewer to label.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from typing import Any
 from django.core.management.base import CommandError, CommandParser
 
 from core.commands import DatabaseCommand
+from evaluation.draft_labels import DraftLabelsInvalid, draft_labels_for_runs, draft_labels_read, judge_approved_sheet
 from evaluation.models import EvaluationRun
 from evaluation.review.selectors import calibration_labels
 from evaluation.selectors import runs_latest_succeeded
@@ -40,6 +44,13 @@ from evaluation.services.calibration import (
     calibration_file_merged,
 )
 from zolsearch.search.config import pipeline_config_default
+
+
+def reviewed(line: dict[str, Any]) -> str:
+    """ " (reviewed: g good, b wrong)" for a check row with reviewers' labels, else ""."""
+    if not line["reviewed_good"] and not line["reviewed_bad"]:
+        return ""
+    return f" (reviewed: {line['reviewed_good']} good, {line['reviewed_bad']} wrong)"
 
 
 class Command(DatabaseCommand):
@@ -66,6 +77,18 @@ class Command(DatabaseCommand):
         parser.add_argument(
             "--check", action="store_true", help="Print what the live gate refuses of these runs' drafts; no rows."
         )
+        parser.add_argument(
+            "--labels",
+            default="",
+            metavar="FILE",
+            help="A draft-labels file (evaluation.draft_labels): reviewers' labels that win over the judge.",
+        )
+        parser.add_argument(
+            "--sheet",
+            default="",
+            metavar="FILE",
+            help="With --check: write the good drafts of the checked runs (judge-approved or reviewed) for a reviewer to label.",
+        )
 
     def handle(self, *args: object, **options: Any) -> None:
         config = pipeline_config_default()
@@ -81,6 +104,18 @@ class Command(DatabaseCommand):
         explicit = list(EvaluationRun.objects.filter(pk__in=options["runs"]).select_related("golden_set"))
         if len(explicit) != len(set(options["runs"])):
             raise CommandError(f"unknown run id among {options['runs']}")
+        if options["sheet"] and not options["check"]:
+            raise CommandError("--sheet goes with --check")
+        labels = [(label.answer_id, label.positive) for label in calibration_labels(model_key=model_key)]
+        if options["labels"]:
+            try:
+                from_file = draft_labels_read(Path(str(options["labels"])))
+            except (DraftLabelsInvalid, OSError) as exc:
+                raise CommandError(str(exc)) from exc
+            matched = draft_labels_for_runs(runs=[*runs, *explicit], labels=from_file)
+            self.stdout.write(f"{len(matched)} of {len(from_file)} draft labels match a stored draft of these runs")
+            queued = {answer_id for answer_id, _ in labels}
+            labels += [pair for pair in matched if pair[0] not in queued]  # the review queue's label wins
         if options["check"]:
             checked = calibration_check(
                 runs=[*runs, *explicit],
@@ -92,7 +127,16 @@ class Command(DatabaseCommand):
                 site_check=config.gate_site_check,
                 term_check=config.gate_term_check,
                 term_check_across=config.gate_term_check_across,
+                labels=labels,
             )
+            if options["sheet"]:
+                out = Path(str(options["sheet"]))
+                sheet = judge_approved_sheet(
+                    runs=[*runs, *explicit], answer_ids=[i for line in checked for i in line["good_ids"]]
+                )
+                out.parent.mkdir(parents=True, exist_ok=True)
+                out.write_text("".join(json.dumps(row, ensure_ascii=False) + "\n" for row in sheet), encoding="utf-8")
+                self.stdout.write(f"Wrote {len(sheet)} drafts to label to {out}")
             for line in checked:
                 if options["languages"] and line["language"] not in options["languages"]:
                     continue
@@ -103,14 +147,14 @@ class Command(DatabaseCommand):
                     f"{', site check' if line['site_check'] else ''}"
                     f"{', term check' if line['term_check'] else ''}"
                     f"{' (also across languages)' if line['term_check_across'] else ''}; "
-                    "judge-approved refused "
-                    f"{'—' if good is None else f'{good:.1%}'} of {line['good']}, off-topic refused "
+                    f"{'good' if reviewed(line) else 'judge-approved'} refused "
+                    f"{'—' if good is None else f'{good:.1%}'} of {line['good']}"
+                    f"{reviewed(line)}, off-topic refused "
                     f"{'—' if off is None else f'{off:.1%}'} of {line['off_topic']}"
                     f" ({line['rotated_on_topic']} rotated drafts left out: from a page relevant to the question)"
                     f"{' (targets met)' if line['met'] else ''}"
                 )
             return
-        labels = [(label.answer_id, label.positive) for label in calibration_labels(model_key=model_key)]
         try:
             rows = calibrate_from_runs(
                 runs=[*runs, *explicit],

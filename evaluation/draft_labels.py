@@ -1,0 +1,198 @@
+"""Reviewers' labels of stored drafts, kept in a file so they outlive the database (issue 10's
+gate target, issue 12's review loop).
+
+The gate target of issue 10 counts the good answers the fast gate refuses; "good" is what the
+judge approves. The local judge approves wrong answers (an English narcolepsy page for a Dutch
+question about staying the night after a birth: `docs/EVALUATION.md`, "Cross-lingual term
+agreement"), so a reviewer reads the drafts and labels them. A label in the review queue
+(:func:`evaluation.review.selectors.calibration_labels`) belongs to one stored answer and goes
+with its database; a **draft-labels file** keeps the same verdict for the same draft of the
+same golden question in any database: the answer an evaluation run stores for that question is
+matched when its draft is the same text (:func:`draft_sha256`), so a label never carries over
+to a draft the pipeline writes differently later.
+
+File: JSON Lines, one object per draft, keys
+
+- ``set``: golden set name; ``qid``: the golden question's id; ``language``: its language;
+- ``draft_sha256``: :func:`draft_sha256` of the draft the reviewer read;
+- ``label``: ``"good"`` (a patient may be given it: it answers or routes the question from a
+  page about what was asked) or ``"wrong"`` (another condition, another question, another
+  hospital's rule, or unsupported);
+- ``reason``: why, in a few words (required).
+
+Other keys (the sheet of :func:`judge_approved_sheet` adds ``question``, ``draft``, ``cited``,
+``gate_refused`` to read from) are ignored when read. A draft of a hospital's page is that
+hospital's text: remove them before committing a file built on such pages
+(:func:`draft_labels_write` writes only the keys above).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from core.jsonl import jsonl_objects
+from evaluation.models import EvaluationResult, EvaluationRun
+from ingestion.models import Chunk
+from zolsearch.search.contract import Outcome
+from zolsearch.search.models import Answer
+from zolsearch.search.selectors import answer_material, answer_trace
+
+LABELS = {"good": True, "wrong": False}
+KEYS = ("set", "qid", "language", "draft_sha256", "label", "reason")
+
+
+class DraftLabelsInvalid(ValueError):
+    """A draft-labels file that cannot be read: the message names the line and the key."""
+
+
+@dataclass(frozen=True)
+class DraftLabel:
+    """One reviewer's verdict on one draft: ``good`` True for "good", False for "wrong"."""
+
+    set: str
+    qid: str
+    language: str
+    draft_sha256: str
+    good: bool
+    reason: str
+
+    def as_row(self) -> dict[str, str]:
+        """The file's object for this label (the keys of :data:`KEYS`, in that order)."""
+        return {
+            "set": self.set,
+            "qid": self.qid,
+            "language": self.language,
+            "draft_sha256": self.draft_sha256,
+            "label": "good" if self.good else "wrong",
+            "reason": self.reason,
+        }
+
+
+def draft_sha256(text: str) -> str:
+    """Hex SHA-256 (64 characters) of ``text`` with its whitespace runs made single spaces and
+    its ends stripped: the key that matches a stored draft to its label. Never raises."""
+    return hashlib.sha256(" ".join(text.split()).encode("utf-8")).hexdigest()
+
+
+def draft_labels_read(path: Path) -> list[DraftLabel]:
+    """The labels of the draft-labels file at ``path`` (format in the module docstring); blank
+        lines are skipped. Raises :class:`DraftLabelsInvalid` naming the line for a line that is
+    not a JSON object, a
+        missing or empty key, a label other than "good" / "wrong", a ``draft_sha256`` that is not 64
+        hex characters, or the same draft of the same question labelled twice; ``OSError``
+        (``FileNotFoundError`` among them) when the file cannot be read."""
+    labels: list[DraftLabel] = []
+    seen: set[tuple[str, str, str]] = set()
+    try:
+        rows = jsonl_objects(path)
+    except FileNotFoundError:
+        raise
+    except ValueError as exc:  # a line that is not a JSON object, named by file and line
+        raise DraftLabelsInvalid(str(exc)) from exc
+    for number, row in rows:
+        fields: dict[str, str] = {}
+        for key in KEYS:
+            value = row.get(key)
+            if not isinstance(value, str) or not value.strip():
+                raise DraftLabelsInvalid(f"{path}:{number}: '{key}' is missing or empty")
+            fields[key] = value.strip()
+        if fields["label"] not in LABELS:
+            raise DraftLabelsInvalid(f"{path}:{number}: label {fields['label']!r} is not 'good' or 'wrong'")
+        sha = fields["draft_sha256"].lower()
+        if len(sha) != 64 or any(c not in "0123456789abcdef" for c in sha):
+            raise DraftLabelsInvalid(f"{path}:{number}: draft_sha256 is not 64 hex characters")
+        draft = (fields["set"], fields["qid"], sha)
+        if draft in seen:
+            raise DraftLabelsInvalid(f"{path}:{number}: {fields['set']} {fields['qid']}: this draft is labelled twice")
+        seen.add(draft)
+        labels.append(
+            DraftLabel(
+                set=fields["set"],
+                qid=fields["qid"],
+                language=fields["language"],
+                draft_sha256=sha,
+                good=LABELS[fields["label"]],
+                reason=fields["reason"],
+            )
+        )
+    return labels
+
+
+def draft_labels_write(path: Path, labels: Sequence[DraftLabel]) -> None:
+    """Write ``labels`` to ``path`` (keys of :data:`KEYS` only, sorted by set, qid and hash;
+    parents created). Raises ``OSError`` when it cannot be written."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    ordered = sorted(labels, key=lambda label: (label.set, label.qid, label.draft_sha256))
+    path.write_text(
+        "".join(json.dumps(label.as_row(), ensure_ascii=False) + "\n" for label in ordered), encoding="utf-8"
+    )
+
+
+def _run_answers(runs: Sequence[EvaluationRun]) -> list[tuple[str, str, Answer]]:
+    """``(set, qid, answer)`` of every stored answer of ``runs`` (two queries)."""
+    rows = list(
+        EvaluationResult.objects.filter(run__in=runs, answer__isnull=False).values_list(
+            "run__golden_set__name", "question__qid", "answer_id"
+        )
+    )
+    answers = Answer.objects.in_bulk([answer_id for _s, _q, answer_id in rows])
+    return [(name, qid, answers[answer_id]) for name, qid, answer_id in rows if answer_id in answers]
+
+
+def draft_labels_for_runs(*, runs: Sequence[EvaluationRun], labels: Sequence[DraftLabel]) -> list[tuple[int, bool]]:
+    """``[(answer_id, good), …]`` for the stored answers of ``runs`` whose golden set, question
+    and draft text (:func:`~zolsearch.search.selectors.answer_material`, hashed by
+    :func:`draft_sha256`) match a label: the shape calibration takes review labels in. An
+    answer without a draft, or whose draft no label names, is left out. One query per answer
+    (its trace and cited chunks)."""
+    wanted = {(label.set, label.qid, label.draft_sha256): label.good for label in labels}
+    questions = {(label.set, label.qid) for label in labels}
+    out: list[tuple[int, bool]] = []
+    for name, qid, answer in _run_answers(runs):
+        if (name, qid) not in questions:
+            continue
+        material = answer_material(answer=answer)
+        if material is None:
+            continue
+        good = wanted.get((name, qid, draft_sha256(material.text)))
+        if good is not None:
+            out.append((answer.pk, good))
+    return out
+
+
+def judge_approved_sheet(*, runs: Sequence[EvaluationRun], answer_ids: Sequence[int]) -> list[dict[str, Any]]:
+    """A reviewer's sheet of the answers ``answer_ids`` of ``runs`` (the judge-approved drafts a
+    check found: :func:`evaluation.services.calibration.calibration_check` rows' cohorts): per
+    draft the keys of :data:`KEYS` with ``label`` and ``reason`` blank for the reviewer to fill
+    in, and ``question``, ``draft``, ``cited`` (web addresses) and ``gate_refused`` (the stored
+    answer is a fallback) to read. Ordered by set and qid."""
+    wanted = set(answer_ids)
+    sheet: list[dict[str, Any]] = []
+    for name, qid, answer in _run_answers(runs):
+        if answer.pk not in wanted:
+            continue
+        material = answer_material(answer=answer)
+        if material is None:
+            continue
+        cited = answer_trace(answer=answer).cited_chunk_ids
+        urls = list(Chunk.objects.filter(id__in=cited).values_list("document__url", flat=True).distinct())
+        sheet.append(
+            {
+                "set": name,
+                "qid": qid,
+                "language": answer.language,
+                "draft_sha256": draft_sha256(material.text),
+                "label": "",
+                "reason": "",
+                "question": answer.question,
+                "draft": material.text,
+                "cited": urls,
+                "gate_refused": answer.outcome != Outcome.ANSWERED,
+            }
+        )
+    return sorted(sheet, key=lambda row: (row["set"], row["qid"]))

@@ -1,0 +1,145 @@
+"""Reviewers' draft labels (issue 10's gate target, issue 12's review loop): the file format and
+its errors, matching a label to a run's stored draft by its text, and a label winning over the
+judge in the cohorts, the held-out check and ``manage.py calibrate --check``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from django.core.management import call_command
+
+from evaluation.calibration_cohorts import answers_of_runs, gate_cohorts_from_answers
+from evaluation.draft_labels import (
+    DraftLabel,
+    DraftLabelsInvalid,
+    draft_labels_for_runs,
+    draft_labels_read,
+    draft_labels_write,
+    draft_sha256,
+    judge_approved_sheet,
+)
+from evaluation.services.calibration import calibration_check
+from zolsearch.search.models import Answer
+from zolsearch.search.selectors import answer_material
+
+MODEL = "use-multilingual-v3"
+SHA = "a" * 64
+
+
+def _label(qid: str = "q1", good: bool = True, sha: str = SHA) -> DraftLabel:
+    return DraftLabel(set="s", qid=qid, language="nl", draft_sha256=sha, good=good, reason="why")
+
+
+def test_the_hash_ignores_whitespace_runs_only() -> None:
+    assert draft_sha256(" Een  zin.\nTwee ") == draft_sha256("Een zin. Twee")
+    assert draft_sha256("Een zin.") != draft_sha256("Een zin")
+    assert len(draft_sha256("")) == 64
+
+
+def test_a_labels_file_round_trips_and_each_bad_line_is_named(tmp_path: Path) -> None:
+    path = tmp_path / "labels.jsonl"
+    labels = [_label("q2", False), _label("q1", True)]
+    draft_labels_write(path, labels)
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    assert [r["qid"] for r in rows] == ["q1", "q2"] and list(rows[0]) == [
+        "set",
+        "qid",
+        "language",
+        "draft_sha256",
+        "label",
+        "reason",
+    ]
+    assert draft_labels_read(path) == sorted(labels, key=lambda label: label.qid)
+    # A reviewer's sheet keeps its reading fields; they are ignored.
+    sheet = {**rows[0], "question": "vraag", "draft": "tekst", "cited": ["https://x"], "gate_refused": True}
+    path.write_text(json.dumps(sheet) + "\n\n", encoding="utf-8")
+    assert draft_labels_read(path) == [_label("q1", True)]
+    good = json.dumps(rows[0])
+    for bad, message in (
+        ("{not json", "not JSON"),
+        ("[1]", "not a JSON object"),
+        (json.dumps({**rows[0], "reason": " "}), "'reason' is missing or empty"),
+        (json.dumps({k: v for k, v in rows[0].items() if k != "qid"}), "'qid' is missing"),
+        (json.dumps({**rows[0], "label": "maybe"}), "is not 'good' or 'wrong'"),
+        (json.dumps({**rows[0], "draft_sha256": "abc"}), "64 hex characters"),
+        (json.dumps({**rows[0], "draft_sha256": "g" * 64}), "64 hex characters"),
+        (good, "labelled twice"),
+    ):
+        path.write_text(good + "\n" + bad + "\n", encoding="utf-8")
+        with pytest.raises(DraftLabelsInvalid, match=f"labels.jsonl:2: .*{message}"):
+            draft_labels_read(path)
+
+
+@pytest.mark.django_db
+def test_a_reviewers_label_wins_over_the_judge(evaluated_run, tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    """GIVEN a real run's judge-approved drafts WHEN a reviewer labels one wrong and one good in a
+    file THEN the labels match those stored drafts by their text (a label of another text
+    matches nothing), the wrong one leaves the good cohort of the cohorts and of the held-out
+    check, the good one stays counted as good, and ``calibrate --check --labels`` says so; the
+    sheet lists the run's good drafts with the hash that matches them."""
+    ids = answers_of_runs(runs=[evaluated_run])
+    plain = gate_cohorts_from_answers(answer_ids=ids, model_key=MODEL)["en"]
+    assert len(plain.related_ids) >= 2
+    wrong_id, good_id = plain.related_ids[:2]
+    sheet = judge_approved_sheet(runs=[evaluated_run], answer_ids=plain.related_ids)
+    assert len(sheet) == len(plain.related_ids)
+    by_answer = {}
+    for answer_id in (wrong_id, good_id):
+        answer = Answer.objects.get(pk=answer_id)
+        material = answer_material(answer=answer)
+        assert material is not None
+        (row,) = [r for r in sheet if r["draft_sha256"] == draft_sha256(material.text)]
+        assert row["set"] == "calibration-dev" and row["draft"] == material.text and row["label"] == ""
+        assert row["gate_refused"] is (answer.outcome != "answered") and row["cited"]
+        by_answer[answer_id] = row
+
+    def label(answer_id: int, good: bool, sha: str = "") -> DraftLabel:
+        row = by_answer[answer_id]
+        sha = sha or row["draft_sha256"]
+        return DraftLabel(set=row["set"], qid=row["qid"], language="en", draft_sha256=sha, good=good, reason="read")
+
+    # the third: the same question, a draft the pipeline did not write, which matches nothing
+    labels = [label(wrong_id, False), label(good_id, True), label(good_id, False, draft_sha256("another draft"))]
+    matched = draft_labels_for_runs(runs=[evaluated_run], labels=labels)
+    assert sorted(matched) == sorted([(wrong_id, False), (good_id, True)])
+
+    labelled = gate_cohorts_from_answers(answer_ids=ids, model_key=MODEL, labels=matched)["en"]
+    assert wrong_id not in labelled.related_ids and good_id not in labelled.related_ids
+    assert labelled.reviewed_good_ids == [good_id] and len(labelled.reviewed_bad) == 1
+    assert len(labelled.related) == len(plain.related) - 2
+    assert len(labelled.term_mismatch["reviewed_good"]) == len(labelled.focus_mismatch["reviewed_good"]) == 1
+
+    def english(**kwargs: object) -> dict[str, object]:
+        (row,) = [
+            r
+            for r in calibration_check(
+                runs=[evaluated_run],
+                model_key=MODEL,
+                thresholds={"en": 0.99},
+                default_threshold=0.99,
+                context_weights={},
+                **kwargs,  # type: ignore[arg-type]
+            )
+            if r["language"] == "en"
+        ]
+        return row
+
+    judged, reviewed = english(), english(labels=matched)
+    # A gate at 0.99 refuses every draft: the good cohort is all refused, one draft smaller.
+    assert judged["good"] == len(plain.related) and judged["good_refused"] == 1.0
+    assert reviewed["good"] == judged["good"] - 1 and reviewed["good_refused"] == 1.0  # type: ignore[operator]
+    assert (reviewed["reviewed_good"], reviewed["reviewed_bad"]) == (1, 1)
+    assert sorted(reviewed["good_ids"]) == sorted([*labelled.related_ids, good_id])  # type: ignore[arg-type]
+    # Labels of answers of other runs are ignored.
+    assert english(labels=[(max(ids) + 1000, False)])["good"] == judged["good"]
+
+    path = tmp_path / "labels.jsonl"
+    draft_labels_write(path, labels)
+    out_sheet = tmp_path / "sheet.jsonl"
+    call_command("calibrate", "--check", "--set", "calibration-dev", "--labels", str(path), "--sheet", str(out_sheet))
+    out = capsys.readouterr().out
+    assert "2 of 3 draft labels match a stored draft of these runs" in out
+    assert "(reviewed: 1 good, 1 wrong)" in out and "good refused" in out
+    assert len(out_sheet.read_text(encoding="utf-8").splitlines()) == len(plain.related) - 1
