@@ -60,6 +60,10 @@ _ABBREVIATIONS = {
 # (group "close"); the boundary itself is the whitespace after them.
 _BOUNDARY = re.compile(r"(?<=[.!?])(?P<close>[\"')\]]*)\s+(?=[\"'(\[]?[A-Z0-9À-Ý])|\n\s*\n|(?<=:)\s*\n")
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
+# Initials and dotted abbreviations of two or more letters without spaces ("J.B." of "J.B.
+# Stessensstraat", "A.Z.", "U.S."): the period after their last letter ends no sentence. A lone
+# capital ("hepatitis B. The …", "vitamine D.") still does: it ends medical sentences too often.
+_DOTTED_LETTERS = re.compile(r"(?:[^\W\d_]\.)+[^\W\d_]")
 
 STOPWORDS = {
     "en": set(
@@ -101,9 +105,12 @@ _SNOWBALL = {"nl": "dutch", "en": "english", "fr": "french", "de": "german", "tr
 
 def abbreviation_ends(text: str) -> bool:
     """True when ``text`` ends with one of the abbreviations that end in a period without ending
-    a sentence ("Is Dr.", "bv.", "o.a."; the same list :func:`sentences_split` keeps intact)."""
+    a sentence ("Is Dr.", "bv.", "o.a."; the same list :func:`sentences_split` keeps intact), or
+    with dotted initials of two or more letters ("via J.B.")."""
     words = text.rstrip(".!?\"')] ").split()
-    return bool(words) and text.rstrip().rstrip("\"')]").endswith(".") and words[-1].lower() in _ABBREVIATIONS
+    if not words or not text.rstrip().rstrip("\"')]").endswith("."):
+        return False
+    return words[-1].lower() in _ABBREVIATIONS or _DOTTED_LETTERS.fullmatch(words[-1]) is not None
 
 
 def sentences_split(text: str) -> list[str]:

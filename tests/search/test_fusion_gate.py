@@ -78,6 +78,13 @@ def test_sentence_split_keeps_abbreviations() -> None:
         "Ja.",
         "Nieuwe alinea e.g. this one",
     ]
+    # dotted initials end no sentence; a lone capital after a name does ("hepatitis B.")
+    street = "Je bereikt Spoedgevallen via J.B. Stessensstraat 1. Hepatitis B. Dat is een virus."
+    assert sentences_split(street) == [
+        "Je bereikt Spoedgevallen via J.B. Stessensstraat 1.",
+        "Hepatitis B.",
+        "Dat is een virus.",
+    ]
 
 
 def test_subject_disagrees_by_hand() -> None:
