@@ -162,23 +162,30 @@ def test_keyword_rescue_adds_the_chunk_with_a_missing_rare_term() -> None:
     assert any(term in texts for term in rescued)
 
 
+def _own_page(key: str, text: str) -> DocumentRecord:
+    """A page "ABCD syndrome at our hospital" with ``text``, ingested in a new source ``key`` of
+    priority 10 (the hospital's own), embedded with the real local model."""
+    source = Source.objects.create(key=key, name="Hospital", connector="jsonl", priority=10)
+    record = DocumentRecord(
+        external_id=f"{key}:abcd",
+        url=f"https://hospital.example/{key}/abcd",
+        title="ABCD syndrome at our hospital",
+        sections=(Section(heading="", text=text),),
+        language="en",
+        context="ABCD syndrome at our hospital",
+    )
+    documents_upsert(source=source, records=[record], provider=embedding_provider_get())
+    return record
+
+
 def test_source_priority_ranks_the_hospitals_own_page_first() -> None:
     """GIVEN a hospital page on ABCD syndrome in a source with priority 10, beside MedQuAD's pages
     WHEN the question is asked with and without source authority
     THEN the hospital's page is first with it and lower without it; with the default intents
     (practical and routing questions only) this medical question is not boosted."""
-    source = Source.objects.create(key="test-hospital", name="Hospital", connector="jsonl", priority=10)
-    record = DocumentRecord(
-        external_id="test-hospital:abcd",
-        url="https://hospital.example/abcd",
-        title="ABCD syndrome at our hospital",
-        sections=(
-            Section(heading="", text="Our genetics clinic sees children with ABCD syndrome. Call for an appointment."),
-        ),
-        language="en",
-        context="ABCD syndrome at our hospital",
+    record = _own_page(
+        "test-hospital", "Our genetics clinic sees children with ABCD syndrome. Call for an appointment."
     )
-    documents_upsert(source=source, records=[record], provider=embedding_provider_get())
     assert Document.objects.filter(external_id="test-hospital:abcd").exists()
     base = pipeline_config_default().with_overrides(crag_enabled=True)
     assert base.source_priorities.get("test-hospital") == 10
@@ -252,3 +259,33 @@ def test_an_http_reranker_orders_the_pipelines_candidates(settings) -> None:  # 
     down = pipeline_run(request=SearchRequest(question=QUESTION, language="en"), config=config)
     assert down.trace.retrieval.rerank_error and not down.rerank and len(down.fused) == config.top_k
     assert down.outcome in (Outcome.ANSWERED, Outcome.GATE_REJECTED)
+
+
+def test_crag_can_skip_a_question_whose_best_page_is_the_hospitals_own() -> None:
+    """GIVEN the hospital's own page on ABCD syndrome ranked first (a source with a priority) and
+    CRAG thresholds that call every retrieval incorrect
+    WHEN the question is asked with ``crag_bypass_own_pages``
+    THEN CRAG is bypassed and the run goes on; without the flag, or when a MedQuAD page is first
+    (no source authority), CRAG stops it with the fallback."""
+    record = _own_page("test-own", "Our genetics clinic sees children with ABCD syndrome.")
+    every_intent = tuple(i.value for i in Intent)
+    incorrect = pipeline_config_default().with_overrides(
+        crag_enabled=True,
+        crag_lower=0.999,
+        crag_upper=0.9995,
+        source_authority_weight=3.0,
+        source_authority_intents=every_intent,
+    )
+
+    def asked(config):  # type: ignore[no-untyped-def]
+        question = "Which genetics clinic sees children with ABCD syndrome at our hospital?"
+        return pipeline_run(request=SearchRequest(question=question, language="en"), config=config)
+
+    bypassed = asked(incorrect.with_overrides(crag_bypass_own_pages=True))
+    assert bypassed.chunks[bypassed.fused[0][0]].document.url == record.url
+    assert bypassed.trace.retrieval.crag_action == "bypass" and bypassed.trace.stop_stage != "crag"
+    stopped = asked(incorrect)
+    assert stopped.trace.retrieval.crag_action == "incorrect" and stopped.outcome == Outcome.NO_RESULTS
+    medquad_first = asked(incorrect.with_overrides(crag_bypass_own_pages=True, source_authority_enabled=False))
+    assert medquad_first.chunks[medquad_first.fused[0][0]].document.source.priority == 0
+    assert medquad_first.trace.retrieval.crag_action == "incorrect"

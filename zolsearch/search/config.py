@@ -107,7 +107,10 @@ class PipelineConfig(BaseModel):
       human); else ambiguous → retrieve again deeper (the caller's filters kept), stopped when
       the refined confidence < lower, else the more confident ranking is kept. Thresholds come
       from the reranker's calibration (its model file), never from code; ``None`` (no calibration for the scorer) bypasses CRAG.
-      ``crag_bypass_languages``: languages CRAG skips. ``rerank_languages``: the languages the
+      ``crag_bypass_languages``: languages CRAG skips. ``crag_bypass_own_pages``: CRAG skips a
+      question whose best-ranked page is one of the hospital's own (its source has a priority):
+      the reranker's probability was fitted mostly on general medical pages and rates the
+      hospital's practical pages low even when they answer. ``rerank_languages``: the languages the
       reranker serves (from its calibration; empty: all): questions in others keep the fused
       order and skip CRAG. ``named_hospital_first``: after reranking, the pages of the hospital
       the question names (by its web address) go before other hospitals' own pages
@@ -238,6 +241,7 @@ class PipelineConfig(BaseModel):
     crag_upper: float | None = Field(default=None, ge=0.0, le=1.0)
     crag_lower: float | None = Field(default=None, ge=0.0, le=1.0)
     crag_bypass_languages: tuple[str, ...] = ()
+    crag_bypass_own_pages: bool = False
     rerank_languages: tuple[str, ...] = ()
     semantic_cache_enabled: bool = True
     semantic_cache_min_cosine: float = Field(default=0.97, ge=-1.0, le=1.0)

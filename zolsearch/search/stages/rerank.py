@@ -239,13 +239,21 @@ class RerankCutStage(Stage):
         state.chunks = {i: state.chunks[i] for i, _ in state.fused}
 
 
+def _best_page_is_own(state: SearchState) -> bool:
+    """The best-ranked candidate is one of the hospital's own pages (its source has a priority > 0)."""
+    if not state.fused or state.fused[0][0] not in state.chunks:
+        return False
+    return state.chunks[state.fused[0][0]].document.source.priority > 0
+
+
 class CragStage(Stage):
     """Correct → answer; ambiguous → retrieve again deeper (100 → 20), rerank, stop when the
     refined confidence is below the lower threshold, else keep the more confident of the two
     rankings; incorrect → stop with the
     fallback that routes to a human (``no_results``). Bypassed for graph-routed doctor
-    lookups, for languages in ``crag_bypass_languages``, when the reranker failed, and when
-    the scorer has no calibrated thresholds."""
+    lookups, for languages in ``crag_bypass_languages``, with ``crag_bypass_own_pages`` when the
+    best-ranked page is the hospital's own, when the reranker failed, and when the scorer has no
+    calibrated thresholds."""
 
     name = "crag"
     cached = True
@@ -265,7 +273,11 @@ class CragStage(Stage):
             return
         confidence = crag_confidence([state.rerank[i] for i, _ in state.fused])
         trace.crag_confidence = round(confidence, 4)
-        if (state.intent == Intent.DOCTOR_LOOKUP and state.pinned) or state.language in config.crag_bypass_languages:
+        if (
+            (state.intent == Intent.DOCTOR_LOOKUP and state.pinned)
+            or state.language in config.crag_bypass_languages
+            or (config.crag_bypass_own_pages and _best_page_is_own(state))
+        ):
             trace.crag_action = "bypass"
             return
         if confidence >= config.crag_upper:
