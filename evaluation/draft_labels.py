@@ -23,7 +23,9 @@ File: JSON Lines, one object per draft, keys
 Other keys (the sheet of :func:`judge_approved_sheet` adds ``question``, ``draft``, ``cited``,
 ``gate_refused`` to read from) are ignored when read. A draft of a hospital's page is that
 hospital's text: remove them before committing a file built on such pages
-(:func:`draft_labels_write` writes only the keys above).
+(:func:`draft_labels_write` writes only the keys above). The review queue's verdicts on
+evaluation runs' answers become labels with ``manage.py review_export --labels FILE``
+(:func:`draft_labels_from_reviews`).
 """
 
 from __future__ import annotations
@@ -196,3 +198,49 @@ def judge_approved_sheet(*, runs: Sequence[EvaluationRun], answer_ids: Sequence[
             }
         )
     return sorted(sheet, key=lambda row: (row["set"], row["qid"]))
+
+
+def draft_labels_from_reviews() -> list[DraftLabel]:
+    """The review queue's verdicts on the stored answers of evaluation runs, as draft labels:
+    "good answer" and "wrongly refused" → good; "rightly refused", "wrong answer" and "unsafe" →
+    wrong (the calibration reading, :data:`evaluation.review.models.POSITIVE_VERDICTS`), the
+    review's reason kept. A review of a live answer (no golden question) or of an answer without
+    a draft is left out; an answer stored by several runs gives one label per run's set and
+    question. Ordered by set, qid and hash. Two queries, plus one per reviewed answer."""
+    from evaluation.review.models import NEGATIVE_VERDICTS, POSITIVE_VERDICTS, Review
+
+    reviews = {
+        answer_id: (verdict, reason)
+        for answer_id, verdict, reason in Review.objects.filter(
+            verdict__in=[*POSITIVE_VERDICTS, *NEGATIVE_VERDICTS]
+        ).values_list("answer_id", "verdict", "reason")
+    }
+    rows = EvaluationResult.objects.filter(answer_id__in=list(reviews)).values_list(
+        "run__golden_set__name", "question__qid", "answer_id"
+    )
+    answers = Answer.objects.in_bulk([answer_id for _s, _q, answer_id in rows])
+    labels: dict[tuple[str, str, str], DraftLabel] = {}
+    for name, qid, answer_id in rows:
+        answer = answers.get(answer_id)
+        material = answer_material(answer=answer) if answer is not None else None
+        if answer is None or material is None:
+            continue
+        verdict, reason = reviews[answer_id]
+        label = DraftLabel(
+            set=name,
+            qid=qid,
+            language=answer.language,
+            draft_sha256=draft_sha256(material.text),
+            good=verdict in POSITIVE_VERDICTS,
+            reason=" ".join(reason.split()) or verdict,
+        )
+        labels[(label.set, label.qid, label.draft_sha256)] = label
+    return sorted(labels.values(), key=lambda label: (label.set, label.qid, label.draft_sha256))
+
+
+def draft_labels_merged(existing: Sequence[DraftLabel], new: Sequence[DraftLabel]) -> list[DraftLabel]:
+    """``existing`` with ``new`` added; a new label of the same draft (set, qid, hash) replaces
+    the existing one. Ordered by set, qid and hash."""
+    merged = {(label.set, label.qid, label.draft_sha256): label for label in existing}
+    merged.update({(label.set, label.qid, label.draft_sha256): label for label in new})
+    return sorted(merged.values(), key=lambda label: (label.set, label.qid, label.draft_sha256))

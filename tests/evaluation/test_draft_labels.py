@@ -143,3 +143,35 @@ def test_a_reviewers_label_wins_over_the_judge(evaluated_run, tmp_path: Path, ca
     assert "2 of 3 draft labels match a stored draft of these runs" in out
     assert "(reviewed: 1 good, 1 wrong)" in out and "good refused" in out
     assert len(out_sheet.read_text(encoding="utf-8").splitlines()) == len(plain.related) - 1
+
+
+@pytest.mark.django_db
+def test_review_verdicts_are_exported_into_the_labels_file(evaluated_run, tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    """GIVEN two reviewed answers of a real run (a good answer, a wrong answer) and a labels file
+    holding another label WHEN ``review_export`` runs THEN the file keeps the other label and
+    gains the two, each naming the stored draft it was given for (they match it back), with the
+    verdict read as calibration reads it and the reviewer's reason; a second export adds nothing."""
+    from django.contrib.auth.models import User
+
+    from evaluation.review.models import Review
+    from evaluation.review.services import review_verdict_set
+
+    ids = [i for i in answers_of_runs(runs=[evaluated_run]) if answer_material(answer=Answer.objects.get(pk=i))]
+    good_id, wrong_id = ids[:2]
+    user = User.objects.create_user("reviewer")
+    for answer_id, verdict, reason in ((good_id, "good_answer", "answers it"), (wrong_id, "wrong_answer", "other")):
+        review = Review.objects.create(answer_id=answer_id, kind="gate_rejected", risk=40)
+        review_verdict_set(review_id=review.pk, verdict=verdict, reason=reason, user=user)
+    path = tmp_path / "labels.jsonl"
+    draft_labels_write(path, [_label("other", True)])
+    call_command("review_export", "--labels", str(path))
+    assert "2 reviewed drafts of evaluation runs" in capsys.readouterr().out
+    labels = draft_labels_read(path)
+    assert len(labels) == 3 and _label("other", True) in labels
+    exported = [label for label in labels if label.set == "calibration-dev"]
+    assert sorted((label.good, label.reason) for label in exported) == [(False, "other"), (True, "answers it")]
+    assert sorted(draft_labels_for_runs(runs=[evaluated_run], labels=exported)) == sorted(
+        [(good_id, True), (wrong_id, False)]
+    )
+    call_command("review_export", "--labels", str(path))
+    assert "(0 new)" in capsys.readouterr().out and len(draft_labels_read(path)) == 3
