@@ -244,3 +244,39 @@ def draft_labels_merged(existing: Sequence[DraftLabel], new: Sequence[DraftLabel
     merged = {(label.set, label.qid, label.draft_sha256): label for label in existing}
     merged.update({(label.set, label.qid, label.draft_sha256): label for label in new})
     return sorted(merged.values(), key=lambda label: (label.set, label.qid, label.draft_sha256))
+
+
+LabelIndex = dict[tuple[str, str], dict[str, bool]]
+
+
+def draft_labels_default() -> list[DraftLabel]:
+    """The labels of ``settings.DRAFT_LABELS_PATH``; ``[]`` when the file does not exist.
+    Raises :class:`DraftLabelsInvalid` for a file that cannot be read as labels."""
+    from django.conf import settings
+
+    path = Path(settings.DRAFT_LABELS_PATH)
+    return draft_labels_read(path) if path.exists() else []
+
+
+def draft_label_index(labels: Sequence[DraftLabel]) -> LabelIndex:
+    """``{(set, qid): {draft SHA-256: good}}`` of ``labels``."""
+    index: LabelIndex = {}
+    for label in labels:
+        index.setdefault((label.set, label.qid), {})[label.draft_sha256] = label.good
+    return index
+
+
+def reviewed_correct(*, answer: Answer | None, golden_set: str, qid: str, index: LabelIndex) -> bool | None:
+    """Whether the pipeline did with ``answer``'s draft what its reviewer's label says: served
+    (outcome answered) a draft labelled good, or did not serve one labelled wrong. ``None`` when
+    no label of ``index`` names this draft (another question, no draft, a draft written
+    differently): then the question does not count. One query (the draft) for a labelled
+    question, none otherwise."""
+    drafts = index.get((golden_set, qid))
+    if not drafts or answer is None:
+        return None
+    material = answer_material(answer=answer)
+    good = drafts.get(draft_sha256(material.text)) if material is not None else None
+    if good is None:
+        return None
+    return (answer.outcome == Outcome.ANSWERED) == good

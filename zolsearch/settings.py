@@ -290,6 +290,9 @@ GATE_THRESHOLDS_FROM_ENV = frozenset(env.json("GATE_THRESHOLDS", default={}))
 # Per-language gate thresholds calibrated on dev golden sets (manage.py calibrate --export), with
 # their evidence: {model key: {"thresholds": {language: t}, "evidence": …}}.
 GATE_CALIBRATION_PATH = env.path("GATE_CALIBRATION_PATH", default=BASE_DIR / "data" / "calibration" / "gate.json")
+# Reviewers' labels of stored drafts (evaluation.draft_labels): evaluation runs and ablation
+# studies report how often the served/refused decision agrees with them ("reviewed_correct").
+DRAFT_LABELS_PATH = env.path("DRAFT_LABELS_PATH", default=BASE_DIR / "data" / "calibration" / "draft-labels.jsonl")
 
 # Chunking: the embedder's window is 512 tokens (e5); chunks stay well below it so that the
 # document context and canonical questions fit in front of the chunk text.

@@ -18,6 +18,7 @@ COLUMNS = (
     ("refusal_accuracy", "refusal accuracy"),
     ("red_flag_accuracy", "red-flag accuracy"),
     ("cited_expected", "answered from an expected page"),
+    ("reviewed_correct", "served as the reviewer labelled"),
 )
 
 
@@ -72,8 +73,8 @@ def study_markdown(
              "and repetitions.", ""]  # fmt: skip
     lines += [
         "| configuration | pass | pass (ER-only) | NDCG@5 | MRR | refusal acc. | red-flag acc. | "
-        "from an expected page | p95 ms | regressed / recovered | McNemar p |",
-        "|---|---|---|---|---|---|---|---|---|---|---|",
+        "from an expected page | as reviewed | p95 ms | regressed / recovered | McNemar p |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for c in results.get("configurations") or []:
         vs = c.get("vs_base") or {}
@@ -84,6 +85,7 @@ def study_markdown(
             f"| {c['label']} | {_pct(c.get('pass_rate'))} | {_pct(c.get('pass_rate_er'))} | "
             f"{_pct(c.get('ndcg_at_5'))} | {_pct(c.get('mrr'))} | {_pct(c.get('refusal_accuracy'))} | "
             f"{_pct(c.get('red_flag_accuracy'))} | {_pct(c.get('cited_expected'))} | "
+            f"{_pct(c.get('reviewed_correct'))} | "
             f"{'' if p95 is None else f'{p95:.0f}'} | {change} | {p} |"
         )
     q = results.get("cochrans_q")

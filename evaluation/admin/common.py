@@ -15,6 +15,7 @@ HEADLINE = (
     ("fallback", _("fallback (gate rejection, no results)")),
     ("red_flag_correct", _("red-flag accuracy")),
     ("cited_expected", _("answered from an expected page")),
+    ("reviewed_correct", _("served as the reviewer labelled")),
     ("entity_recall", _("entity recall")),
     ("ndcg_at_5", "NDCG@5"),
     ("mrr", "MRR"),

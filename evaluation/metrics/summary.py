@@ -21,7 +21,18 @@ SCORE_METRICS = (
 # refused: explicit refusals (guard, red flag); fallback: gate rejections and no results;
 # red_flag_correct: questions tagged red_flag:<category> routed to that category (none: not routed);
 # cited_expected: answered questions whose answer cites an expected page (answers.answer_cites_expected).
-RATE_METRICS = ("passed", "passed_er", "refusal_correct", "refused", "fallback", "red_flag_correct", "cited_expected")
+# reviewed_correct: questions whose draft a reviewer labelled, served when labelled good and not
+# served when labelled wrong (evaluation.draft_labels.reviewed_correct).
+RATE_METRICS = (
+    "passed",
+    "passed_er",
+    "refusal_correct",
+    "refused",
+    "fallback",
+    "red_flag_correct",
+    "cited_expected",
+    "reviewed_correct",
+)
 
 
 def _mean_ci(values: Sequence[float], *, samples: int, seed: int) -> dict[str, float | int] | None:

@@ -31,12 +31,14 @@ from evaluation.ablation.analysis import (
     two_stage_bootstrap_ci,
 )
 from evaluation.ablation.design import Design, DesignInvalid, design_build
+from evaluation.draft_labels import DraftLabelsInvalid, draft_label_index, draft_labels_default, reviewed_correct
 from evaluation.metrics.answers import answer_cites_expected, red_flag_correct
 from evaluation.metrics.stats import cochrans_q, latency_summary, mcnemar
 from evaluation.models import AblationConfiguration, AblationStudy, EvaluationResult, EvaluationRun, GoldenSet
 from evaluation.services.runs import evaluation_run_create, evaluation_run_execute
 from zolsearch.search.config import ConfigInvalid, PipelineConfig, config_value_parse, pipeline_config_default
 from zolsearch.search.flags import FLAGS
+from zolsearch.search.models import Answer
 from zolsearch.search.services import pipeline_flag_set
 
 logger = logging.getLogger(__name__)
@@ -316,6 +318,31 @@ def _ci(matrix: np.ndarray, *, samples: int, seed: int) -> dict[str, float] | No
     return {"mean": round(ci[0], 4), "low": round(ci[1], 4), "high": round(ci[2], 4)}
 
 
+def _reviewed(rows: list[dict[str, Any]]) -> dict[int, bool]:
+    """``{answer id: reviewed_correct}`` for the rows whose question has a reviewer's label in
+    ``settings.DRAFT_LABELS_PATH`` (:func:`evaluation.draft_labels.reviewed_correct`); an
+    unreadable labels file counts as none (logged). One query for the labelled rows' answers,
+    one per labelled draft."""
+    try:
+        index = draft_label_index(draft_labels_default())
+    except DraftLabelsInvalid as exc:
+        logger.warning("draft labels not read, reviewed_correct left out: %s", exc)
+        return {}
+    labelled = [r for r in rows if r["answer_id"] and (r["question__golden_set__name"], r["question__qid"]) in index]
+    answers = Answer.objects.in_bulk([r["answer_id"] for r in labelled])
+    out: dict[int, bool] = {}
+    for r in labelled:
+        agreed = reviewed_correct(
+            answer=answers.get(r["answer_id"]),
+            golden_set=r["question__golden_set__name"],
+            qid=r["question__qid"],
+            index=index,
+        )
+        if agreed is not None:
+            out[r["answer_id"]] = agreed
+    return out
+
+
 def ablation_study_analyse(*, study: AblationStudy) -> tuple[dict[str, Any], dict[int, dict[str, Any]]]:
     """The study's results from its stored evaluation results (read-only; one query for them).
 
@@ -324,7 +351,8 @@ def ablation_study_analyse(*, study: AblationStudy) -> tuple[dict[str, Any], dic
     bootstrap 95 % CIs over questions and repetitions; refusal accuracy; red-flag accuracy on
     the questions tagged with a red-flag expectation; ``cited_expected``: the answered questions'
     share answered from an expected page (:func:`evaluation.metrics.answers.answer_cites_expected`,
-    which does not trust the judge); latency p50/p95 (ms); the repetitions'
+    which does not trust the judge); ``reviewed_correct``: over the drafts a reviewer labelled
+    (``settings.DRAFT_LABELS_PATH``), the share served when good and not served when wrong; latency p50/p95 (ms); the repetitions'
     spread; the change matrix against the base (per question, the majority verdict over
     repetitions) with McNemar's test and the questions that regressed or recovered; per golden
     set pass rates. Across configurations: Cochran's Q on the majority verdicts. Factorial
@@ -346,6 +374,7 @@ def ablation_study_analyse(*, study: AblationStudy) -> tuple[dict[str, Any], dic
             "answer__red_flag_category",
             "answer__citations",
             "question__expected_urls",
+            "answer_id",
             "outcome",
             "passed",
             "passed_er",
@@ -364,8 +393,18 @@ def ablation_study_analyse(*, study: AblationStudy) -> tuple[dict[str, Any], dic
     shape = (len(configurations), len(questions), reps)
     cube = {
         name: np.full(shape, np.nan)
-        for name in ("passed", "passed_er", "refusal_correct", "red_flag", "must_refuse_correct", "cited", *SCORES)
+        for name in (
+            "passed",
+            "passed_er",
+            "refusal_correct",
+            "red_flag",
+            "must_refuse_correct",
+            "cited",
+            "reviewed",
+            *SCORES,
+        )
     }
+    reviewed = _reviewed(rows)
     latencies: dict[int, list[float]] = {c.pk: [] for c in configurations}
     index_of = {c.pk: i for i, c in enumerate(configurations)}
     for r in rows:
@@ -388,6 +427,8 @@ def ablation_study_analyse(*, study: AblationStudy) -> tuple[dict[str, Any], dic
         )
         if cited is not None:
             cube["cited"][c, q, k] = float(cited)
+        if r["answer_id"] in reviewed:
+            cube["reviewed"][c, q, k] = float(reviewed[r["answer_id"]])
         if r["latency_ms"] is not None:
             latencies[r["run__study_configuration_id"]].append(float(r["latency_ms"]))
     complete = ~np.isnan(cube["passed"]).any(axis=(0, 2))  # questions every configuration answered
@@ -403,6 +444,7 @@ def ablation_study_analyse(*, study: AblationStudy) -> tuple[dict[str, Any], dic
             "refusal_accuracy": _ci(cube["refusal_correct"][i], samples=samples, seed=seed),
             "red_flag_accuracy": _ci(cube["red_flag"][i], samples=samples, seed=seed),
             "cited_expected": _ci(cube["cited"][i], samples=samples, seed=seed),
+            "reviewed_correct": _ci(cube["reviewed"][i], samples=samples, seed=seed),
             "latency_ms": latency_summary(latencies[configuration.pk]),
             "repetitions": repetition_spread(np.nan_to_num(cube["passed"][i][complete])) if complete.any() else None,
             "per_set": _per_set(cube["passed"][i], questions=questions, set_of=set_of),

@@ -175,3 +175,49 @@ def test_review_verdicts_are_exported_into_the_labels_file(evaluated_run, tmp_pa
     )
     call_command("review_export", "--labels", str(path))
     assert "(0 new)" in capsys.readouterr().out and len(draft_labels_read(path)) == 3
+
+
+@pytest.mark.django_db
+def test_runs_and_studies_count_how_often_the_decision_agrees_with_the_labels(
+    evaluated_run, settings, tmp_path: Path
+) -> None:  # type: ignore[no-untyped-def]
+    """GIVEN a labels file (settings.DRAFT_LABELS_PATH) that calls one served draft of a real run
+    good and another wrong WHEN the run is summarised and a study's rows are read THEN
+    ``reviewed_correct`` counts those two drafts only: the good one served agrees, the wrong one
+    served does not; without a file, or with a broken one, it is undefined and the run still
+    summarises."""
+    from evaluation.models import EvaluationResult
+    from evaluation.services.ablation import _reviewed
+    from evaluation.services.runs import evaluation_run_summarise
+
+    served = [
+        r
+        for r in EvaluationResult.objects.filter(run=evaluated_run).select_related("answer", "question")
+        if r.answer is not None and r.answer.outcome == "answered" and answer_material(answer=r.answer)
+    ]
+    assert len(served) >= 2
+    labels = [
+        DraftLabel(
+            set="calibration-dev",
+            qid=r.question.qid,
+            language="en",
+            draft_sha256=draft_sha256(answer_material(answer=r.answer).text),  # type: ignore[union-attr]
+            good=good,
+            reason="read",
+        )
+        for r, good in zip(served[:2], (True, False), strict=True)
+    ]
+    settings.DRAFT_LABELS_PATH = tmp_path / "labels.jsonl"
+    draft_labels_write(settings.DRAFT_LABELS_PATH, labels)
+    metric = evaluation_run_summarise(run=evaluated_run).metrics["overall"]["reviewed_correct"]
+    assert metric["n"] == 2 and metric["mean"] == 0.5
+    rows = [
+        {"answer_id": r.answer_id, "question__golden_set__name": "calibration-dev", "question__qid": r.question.qid}
+        for r in EvaluationResult.objects.filter(run=evaluated_run).select_related("question")
+    ]
+    assert _reviewed(rows) == {served[0].answer_id: True, served[1].answer_id: False}
+    settings.DRAFT_LABELS_PATH.write_text("{broken\n", encoding="utf-8")
+    assert evaluation_run_summarise(run=evaluated_run).metrics["overall"]["reviewed_correct"] is None
+    assert _reviewed(rows) == {}
+    settings.DRAFT_LABELS_PATH = tmp_path / "absent.jsonl"
+    assert evaluation_run_summarise(run=evaluated_run).metrics["overall"]["reviewed_correct"] is None

@@ -58,7 +58,7 @@ def summary_print(*, run: EvaluationRun, stdout: OutputWrapper) -> None:
         f"Run {run.pk} on {run.golden_set} ({run.total} questions), config {run.config_hash[:12]}, judge {run.judge_key}"
     )
     for name in ("passed", "passed_er", "refusal_correct", "refused", "fallback", "red_flag_correct",
-                 "cited_expected", "entity_recall", "ndcg_at_5", "ndcg_trec_at_5", "mrr", "precision_at_5", "recall_at_5", "faithfulness",
+                 "cited_expected", "reviewed_correct", "entity_recall", "ndcg_at_5", "ndcg_trec_at_5", "mrr", "precision_at_5", "recall_at_5", "faithfulness",
                  "relevancy"):  # fmt: skip
         stdout.write(f"  {name:<16} {_fmt(overall.get(name))}")
     if latency:
