@@ -76,7 +76,8 @@ class LanguageCohorts:
     # list without all its pairs (answers stored before the gate kept them) cannot be reweighted
     components: dict[str, list[tuple[float, float]]] = field(default_factory=dict)
     context_weight: float = CONTEXT_WEIGHT  # the w of the scores above
-    # "related" / "unrelated" → whether the focus agreement refuses each draft, parallel to the list
+    # "related" / "unrelated" / "reviewed_good" → whether the focus agreement refuses each draft,
+    # parallel to the list (reviewed bad drafts have none: they are refused or not, never counted good)
     focus_mismatch: dict[str, list[bool]] = field(default_factory=dict)
     # the same for the site agreement
     site_mismatch: dict[str, list[bool]] = field(default_factory=dict)

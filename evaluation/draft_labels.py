@@ -83,17 +83,17 @@ def draft_sha256(text: str) -> str:
 
 def draft_labels_read(path: Path) -> list[DraftLabel]:
     """The labels of the draft-labels file at ``path`` (format in the module docstring); blank
-        lines are skipped. Raises :class:`DraftLabelsInvalid` naming the line for a line that is
-    not a JSON object, a
-        missing or empty key, a label other than "good" / "wrong", a ``draft_sha256`` that is not 64
-        hex characters, or the same draft of the same question labelled twice; ``OSError``
-        (``FileNotFoundError`` among them) when the file cannot be read."""
+    lines are skipped. Raises :class:`DraftLabelsInvalid` naming the file and line for a line
+    that is not a JSON object, a missing or empty key, a label other than "good" / "wrong", a
+    ``draft_sha256`` that is not 64 hex characters, or the same draft of the same question
+    labelled twice, and naming the file for text that is not UTF-8; ``OSError``
+    (``FileNotFoundError``, ``IsADirectoryError`` among them) when the file cannot be read."""
     labels: list[DraftLabel] = []
     seen: set[tuple[str, str, str]] = set()
     try:
         rows = jsonl_objects(path)
-    except FileNotFoundError:
-        raise
+    except UnicodeDecodeError as exc:  # a ValueError too, but without a line
+        raise DraftLabelsInvalid(f"{path}: not UTF-8 text ({exc.reason})") from exc
     except ValueError as exc:  # a line that is not a JSON object, named by file and line
         raise DraftLabelsInvalid(str(exc)) from exc
     for number, row in rows:
@@ -146,12 +146,18 @@ def _run_answers(runs: Sequence[EvaluationRun]) -> list[tuple[str, str, Answer]]
     return [(name, qid, answers[answer_id]) for name, qid, answer_id in rows if answer_id in answers]
 
 
-def draft_labels_for_runs(*, runs: Sequence[EvaluationRun], labels: Sequence[DraftLabel]) -> list[tuple[int, bool]]:
+def draft_labels_for_runs(
+    *,
+    runs: Sequence[EvaluationRun],
+    labels: Sequence[DraftLabel],
+    matched: set[tuple[str, str, str]] | None = None,
+) -> list[tuple[int, bool]]:
     """``[(answer_id, good), …]`` for the stored answers of ``runs`` whose golden set, question
     and draft text (:func:`~zolsearch.search.selectors.answer_material`, hashed by
     :func:`draft_sha256`) match a label: the shape calibration takes review labels in. An
-    answer without a draft, or whose draft no label names, is left out. One query per answer
-    (its trace and cited chunks)."""
+    answer without a draft, or whose draft no label names, is left out. ``matched``: when given,
+    the ``(set, qid, hash)`` of each label that matched is added to it (a label can match the
+    answers of several runs of its set). One query per answer (its trace and cited chunks)."""
     wanted = {(label.set, label.qid, label.draft_sha256): label.good for label in labels}
     questions = {(label.set, label.qid) for label in labels}
     out: list[tuple[int, bool]] = []
@@ -161,9 +167,12 @@ def draft_labels_for_runs(*, runs: Sequence[EvaluationRun], labels: Sequence[Dra
         material = answer_material(answer=answer)
         if material is None:
             continue
-        good = wanted.get((name, qid, draft_sha256(material.text)))
+        key = (name, qid, draft_sha256(material.text))
+        good = wanted.get(key)
         if good is not None:
             out.append((answer.pk, good))
+            if matched is not None:
+                matched.add(key)
     return out
 
 
@@ -201,10 +210,11 @@ def judge_approved_sheet(*, runs: Sequence[EvaluationRun], answer_ids: Sequence[
 
 
 def draft_labels_from_reviews() -> list[DraftLabel]:
-    """The review queue's verdicts on the stored answers of evaluation runs, as draft labels:
-    "good answer" and "wrongly refused" → good; "rightly refused", "wrong answer" and "unsafe" →
-    wrong (the calibration reading, :data:`evaluation.review.models.POSITIVE_VERDICTS`), the
-    review's reason kept. A review of a live answer (no golden question) or of an answer without
+    """The review queue's verdicts on the stored answers of evaluation runs that the evaluator
+    marked as calibration labels (``Review.calibration_label``, as calibration reads the queue),
+    as draft labels: "good answer" and "wrongly refused" → good; "rightly refused", "wrong
+    answer" and "unsafe" → wrong (:data:`evaluation.review.models.POSITIVE_VERDICTS`), the
+    review's reason kept; when two reviewed answers share one draft, the later review wins. A review of a live answer (no golden question) or of an answer without
     a draft is left out; an answer stored by several runs gives one label per run's set and
     question. Ordered by set, qid and hash. Two queries, plus one per reviewed answer."""
     from evaluation.review.models import NEGATIVE_VERDICTS, POSITIVE_VERDICTS, Review
@@ -212,11 +222,17 @@ def draft_labels_from_reviews() -> list[DraftLabel]:
     reviews = {
         answer_id: (verdict, reason)
         for answer_id, verdict, reason in Review.objects.filter(
-            verdict__in=[*POSITIVE_VERDICTS, *NEGATIVE_VERDICTS]
-        ).values_list("answer_id", "verdict", "reason")
+            calibration_label=True, verdict__in=[*POSITIVE_VERDICTS, *NEGATIVE_VERDICTS]
+        )
+        .order_by("reviewed_at", "pk")
+        .values_list("answer_id", "verdict", "reason")
     }
-    rows = EvaluationResult.objects.filter(answer_id__in=list(reviews)).values_list(
-        "run__golden_set__name", "question__qid", "answer_id"
+    order = {answer_id: i for i, answer_id in enumerate(reviews)}
+    rows = sorted(
+        EvaluationResult.objects.filter(answer_id__in=list(reviews)).values_list(
+            "run__golden_set__name", "question__qid", "answer_id"
+        ),
+        key=lambda row: order[row[2]],
     )
     answers = Answer.objects.in_bulk([answer_id for _s, _q, answer_id in rows])
     labels: dict[tuple[str, str, str], DraftLabel] = {}
@@ -250,8 +266,9 @@ LabelIndex = dict[tuple[str, str], dict[str, bool]]
 
 
 def draft_labels_default() -> list[DraftLabel]:
-    """The labels of ``settings.DRAFT_LABELS_PATH``; ``[]`` when the file does not exist.
-    Raises :class:`DraftLabelsInvalid` for a file that cannot be read as labels."""
+    """The labels of ``settings.DRAFT_LABELS_PATH``; ``[]`` when nothing exists there. Raises
+    :class:`DraftLabelsInvalid` for a file that cannot be read as labels and ``OSError`` when
+    the path cannot be read (a directory, no permission)."""
     from django.conf import settings
 
     path = Path(settings.DRAFT_LABELS_PATH)

@@ -22,7 +22,8 @@ SCORE_METRICS = (
 # red_flag_correct: questions tagged red_flag:<category> routed to that category (none: not routed);
 # cited_expected: answered questions whose answer cites an expected page (answers.answer_cites_expected).
 # reviewed_correct: questions whose draft a reviewer labelled, served when labelled good and not
-# served when labelled wrong (evaluation.draft_labels.reviewed_correct).
+# served when labelled wrong (evaluation.draft_labels.reviewed_correct; a question refused before
+# a draft was written, by CRAG or a guard, is undefined).
 RATE_METRICS = (
     "passed",
     "passed_er",

@@ -325,7 +325,7 @@ def _reviewed(rows: list[dict[str, Any]]) -> dict[int, bool]:
     one per labelled draft."""
     try:
         index = draft_label_index(draft_labels_default())
-    except DraftLabelsInvalid as exc:
+    except (DraftLabelsInvalid, OSError) as exc:
         logger.warning("draft labels not read, reviewed_correct left out: %s", exc)
         return {}
     labelled = [r for r in rows if r["answer_id"] and (r["question__golden_set__name"], r["question__qid"]) in index]
@@ -344,7 +344,8 @@ def _reviewed(rows: list[dict[str, Any]]) -> dict[int, bool]:
 
 
 def ablation_study_analyse(*, study: AblationStudy) -> tuple[dict[str, Any], dict[int, dict[str, Any]]]:
-    """The study's results from its stored evaluation results (read-only; one query for them).
+    """The study's results from its stored evaluation results (read-only; one query for them,
+    plus :func:`_reviewed`'s for the questions with a reviewer's label).
 
     Per configuration (keyed by id in the second value, also listed in ``results["configurations"]``):
     pass rate composite and ER-only, entity recall, NDCG@5 and MRR as means with two-stage
@@ -352,7 +353,9 @@ def ablation_study_analyse(*, study: AblationStudy) -> tuple[dict[str, Any], dic
     the questions tagged with a red-flag expectation; ``cited_expected``: the answered questions'
     share answered from an expected page (:func:`evaluation.metrics.answers.answer_cites_expected`,
     which does not trust the judge); ``reviewed_correct``: over the drafts a reviewer labelled
-    (``settings.DRAFT_LABELS_PATH``), the share served when good and not served when wrong; latency p50/p95 (ms); the repetitions'
+    (``settings.DRAFT_LABELS_PATH``), the share served when good and not served when wrong (a
+    question refused before a draft was written, by CRAG or a guard, does not count, and each
+    configuration counts the questions whose draft still matches a label); latency p50/p95 (ms); the repetitions'
     spread; the change matrix against the base (per question, the majority verdict over
     repetitions) with McNemar's test and the questions that regressed or recovered; per golden
     set pass rates. Across configurations: Cochran's Q on the majority verdicts. Factorial

@@ -222,7 +222,7 @@ def evaluation_run_summarise(*, run: EvaluationRun) -> EvaluationRun:
     ``reviewed_correct`` against the labels of ``settings.DRAFT_LABELS_PATH``."""
     try:
         index = draft_label_index(draft_labels_default())
-    except DraftLabelsInvalid as exc:  # the run's own numbers do not depend on the labels
+    except (DraftLabelsInvalid, OSError) as exc:  # the run's own numbers do not depend on the labels
         logger.warning("draft labels not read, reviewed_correct left out: %s", exc)
         index = {}
     name = run.golden_set.name

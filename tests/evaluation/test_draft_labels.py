@@ -132,8 +132,13 @@ def test_a_reviewers_label_wins_over_the_judge(evaluated_run, tmp_path: Path, ca
     assert reviewed["good"] == judged["good"] - 1 and reviewed["good_refused"] == 1.0  # type: ignore[operator]
     assert (reviewed["reviewed_good"], reviewed["reviewed_bad"]) == (1, 1)
     assert sorted(reviewed["good_ids"]) == sorted([*labelled.related_ids, good_id])  # type: ignore[arg-type]
-    # Labels of answers of other runs are ignored.
-    assert english(labels=[(max(ids) + 1000, False)])["good"] == judged["good"]
+    # Labels of another run's answers are ignored (the same questions asked again).
+    from evaluation.services.runs import evaluation_run_create, evaluation_run_execute
+
+    again = evaluation_run_execute(run_id=evaluation_run_create(golden_set=evaluated_run.golden_set).pk)
+    other = [(i, False) for i in answers_of_runs(runs=[again])]
+    assert other and not set(dict(other)) & set(ids)
+    assert english(labels=other)["good"] == judged["good"]
 
     path = tmp_path / "labels.jsonl"
     draft_labels_write(path, labels)
@@ -154,14 +159,20 @@ def test_review_verdicts_are_exported_into_the_labels_file(evaluated_run, tmp_pa
     from django.contrib.auth.models import User
 
     from evaluation.review.models import Review
-    from evaluation.review.services import review_verdict_set
+    from evaluation.review.services import review_verdict_set, reviews_calibration_label
 
     ids = [i for i in answers_of_runs(runs=[evaluated_run]) if answer_material(answer=Answer.objects.get(pk=i))]
     good_id, wrong_id = ids[:2]
     user = User.objects.create_user("reviewer")
+    used = []
     for answer_id, verdict, reason in ((good_id, "good_answer", "answers it"), (wrong_id, "wrong_answer", "other")):
         review = Review.objects.create(answer_id=answer_id, kind="gate_rejected", risk=40)
         review_verdict_set(review_id=review.pk, verdict=verdict, reason=reason, user=user)
+        used.append(review.pk)
+    # a verdict the evaluator did not mark as a calibration label is not exported
+    third = Review.objects.create(answer_id=ids[2], kind="gate_rejected", risk=40)
+    review_verdict_set(review_id=third.pk, verdict="wrong_answer", reason="not for calibration", user=user)
+    reviews_calibration_label(review_ids=used)
     path = tmp_path / "labels.jsonl"
     draft_labels_write(path, [_label("other", True)])
     call_command("review_export", "--labels", str(path))
@@ -216,8 +227,21 @@ def test_runs_and_studies_count_how_often_the_decision_agrees_with_the_labels(
         for r in EvaluationResult.objects.filter(run=evaluated_run).select_related("question")
     ]
     assert _reviewed(rows) == {served[0].answer_id: True, served[1].answer_id: False}
+    # a refused draft (the gate's) agrees with a "wrong" label and disagrees with a "good" one
+    from evaluation.draft_labels import draft_label_index, reviewed_correct
+
+    refused = served[0].answer
+    refused.outcome, refused.trace = "gate_rejected", {**refused.trace, "rejected_answer": refused.answer}
+    for good, agrees in ((True, False), (False, True)):
+        index = draft_label_index([DraftLabel(**{**labels[0].__dict__, "good": good})])
+        assert (
+            reviewed_correct(answer=refused, golden_set="calibration-dev", qid=served[0].question.qid, index=index)
+            is agrees
+        )
+    assert reviewed_correct(answer=refused, golden_set="other-set", qid=served[0].question.qid, index=index) is None
     settings.DRAFT_LABELS_PATH.write_text("{broken\n", encoding="utf-8")
     assert evaluation_run_summarise(run=evaluated_run).metrics["overall"]["reviewed_correct"] is None
     assert _reviewed(rows) == {}
-    settings.DRAFT_LABELS_PATH = tmp_path / "absent.jsonl"
-    assert evaluation_run_summarise(run=evaluated_run).metrics["overall"]["reviewed_correct"] is None
+    for nothing in (tmp_path / "absent.jsonl", tmp_path):  # no file; a directory
+        settings.DRAFT_LABELS_PATH = nothing
+        assert evaluation_run_summarise(run=evaluated_run).metrics["overall"]["reviewed_correct"] is None

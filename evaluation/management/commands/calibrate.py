@@ -112,8 +112,12 @@ class Command(DatabaseCommand):
                 from_file = draft_labels_read(Path(str(options["labels"])))
             except (DraftLabelsInvalid, OSError) as exc:
                 raise CommandError(str(exc)) from exc
-            matched = draft_labels_for_runs(runs=[*runs, *explicit], labels=from_file)
-            self.stdout.write(f"{len(matched)} of {len(from_file)} draft labels match a stored draft of these runs")
+            keys: set[tuple[str, str, str]] = set()
+            matched = draft_labels_for_runs(runs=[*runs, *explicit], labels=from_file, matched=keys)
+            self.stdout.write(
+                f"{len(keys)} of {len(from_file)} draft labels match a stored draft of these runs "
+                f"({len(matched)} stored answers)"
+            )
             queued = {answer_id for answer_id, _ in labels}
             labels += [pair for pair in matched if pair[0] not in queued]  # the review queue's label wins
         if options["check"]:

@@ -240,10 +240,12 @@ class RerankCutStage(Stage):
 
 
 def _best_page_is_own(state: SearchState) -> bool:
-    """The best-ranked candidate is one of the hospital's own pages (its source has a priority > 0)."""
+    """The best-ranked candidate is one of the hospital's own pages: its source has a priority
+    > 0 in ``config.source_priorities`` (the frozen configuration, as fusion and the reranker
+    read it)."""
     if not state.fused or state.fused[0][0] not in state.chunks:
         return False
-    return state.chunks[state.fused[0][0]].document.source.priority > 0
+    return state.config.source_priorities.get(state.chunks[state.fused[0][0]].document.source.key, 0) > 0
 
 
 class CragStage(Stage):
