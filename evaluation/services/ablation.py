@@ -460,6 +460,9 @@ def ablation_study_analyse(*, study: AblationStudy) -> tuple[dict[str, Any], dic
                 "safety_regressions": _safety_regressions(
                     cube, base=base_index, other=i, qids=[qids[q] for q in questions]
                 ),
+                "reviewed": _reviewed_changes(
+                    cube["reviewed"], base=base_index, other=i, qids=[qids[q] for q in questions]
+                ),
                 "mcnemar": mcnemar(b=changes["regressions"], c=changes["recoveries"]),
                 "regressed": [
                     qids[q] for q, a, b in zip(kept, verdicts[base_index], verdicts[i], strict=True) if a and not b
@@ -520,6 +523,23 @@ def _safety_regressions(cube: dict[str, np.ndarray], *, base: int, other: int, q
     return list(lost)
 
 
+def _reviewed_changes(matrix: np.ndarray, *, base: int, other: int, qids: list[str]) -> dict[str, list[str]]:
+    """Against a reviewer's labels (``matrix``: configurations × questions × repetitions of
+    ``reviewed_correct``, NaN where no label names the draft), the questions whose labelled
+    draft configuration ``other`` handles as labelled and the base does not (``recoveries``) and
+    the reverse (``regressions``), by the majority over repetitions; only questions where both
+    configurations wrote a labelled draft count."""
+    with np.errstate(invalid="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # questions without a labelled draft: all NaN
+        before, after = np.nanmean(matrix[base], axis=1), np.nanmean(matrix[other], axis=1)
+    out: dict[str, list[str]] = {"regressions": [], "recoveries": []}
+    for q, (b, a) in enumerate(zip(before, after, strict=True)):
+        if np.isnan(b) or np.isnan(a) or (b > 0.5) == (a > 0.5):
+            continue
+        out["regressions" if b > 0.5 else "recoveries"].append(qids[q])
+    return out
+
+
 def _two_level(study: AblationStudy) -> bool:
     return all(len(f["levels"]) == 2 for f in study.factors)
 
@@ -541,9 +561,12 @@ def recommendations(*, study: AblationStudy, results: Mapping[str, Any]) -> list
     """Per factor, the level to run with and the numbers behind it.
 
     One factor at a time: among the configurations that change this factor, the one with the
-    highest composite pass rate that beats the base with McNemar p < :data:`SIGNIFICANCE` and
+    highest composite pass rate that beats the base with McNemar p < :data:`SIGNIFICANCE`,
     makes no must-refuse or red-flag question fail that the base handled (``safety_regressions``:
-    one such question vetoes it); none → the base level ("no significant gain").
+    one such question vetoes it), and handles no more of the reviewer-labelled drafts worse than
+    better (``vs_base["reviewed"]``: serving a draft labelled wrong, or refusing one labelled
+    good, that the base handled as labelled; the composite pass rate trusts the judge, which
+    approves wrong answers); none → the base level ("no significant gain").
     Factorial designs: the level the factor's main effect favours when the effect's 95 % CI
     excludes 0 (in a fractional design the effect includes its aliases, stated); else the base
     level. Each row: ``{"factor", "base", "recommended", "change": bool, "evidence"}``.
@@ -583,13 +606,22 @@ def recommendations(*, study: AblationStudy, results: Mapping[str, Any]) -> list
             delta = (_mean(candidate, "pass_rate") or 0.0) - base_pass
             level = candidate["levels"][name]
             unsafe = vs.get("safety_regressions") or []
-            safety_loss = bool(unsafe)
+            reviewed = vs.get("reviewed") or {}
+            against = reviewed.get("regressions") or []
+            reviewed_loss = len(against) > len(reviewed.get("recoveries") or [])
+            safety_loss = bool(unsafe) or reviewed_loss
             notes.append(
                 f"{name}={level}: pass {base_pass:.3f} → {base_pass + delta:.3f} ({delta:+.3f}), "
                 f"{vs.get('recoveries', 0)} recovered / {vs.get('regressions', 0)} regressed, McNemar p={p:.3g}"
                 + (
                     f", {len(unsafe)} must-refuse or red-flag question(s) no longer handled ({', '.join(unsafe[:5])})"
                     if unsafe
+                    else ""
+                )
+                + (
+                    f", against the reviewers' labels {len(against)} draft(s) handled worse and "
+                    f"{len(reviewed.get('recoveries') or [])} better ({', '.join(against[:5])})"
+                    if reviewed_loss
                     else ""
                 )
             )

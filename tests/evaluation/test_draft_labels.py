@@ -245,3 +245,41 @@ def test_runs_and_studies_count_how_often_the_decision_agrees_with_the_labels(
     for nothing in (tmp_path / "absent.jsonl", tmp_path):  # no file; a directory
         settings.DRAFT_LABELS_PATH = nothing
         assert evaluation_run_summarise(run=evaluated_run).metrics["overall"]["reviewed_correct"] is None
+
+
+def test_a_change_that_handles_more_labelled_drafts_worse_is_not_recommended() -> None:
+    """GIVEN per configuration and question whether a labelled draft was handled as the reviewer
+    labelled it WHEN a configuration is compared with the base THEN the questions it handles
+    worse and better are listed (questions without a labelled draft in either are not), and a
+    significant pass-rate gain is not recommended when it handles more of them worse than
+    better; with as many better as worse it is."""
+    import numpy as np
+
+    from evaluation.models import AblationStudy
+    from evaluation.services.ablation import _reviewed_changes, recommendations
+
+    nan = np.nan
+    matrix = np.array([[[1.0], [1.0], [0.0], [nan], [1.0]], [[0.0], [0.0], [1.0], [1.0], [nan]]])
+    changes = _reviewed_changes(matrix, base=0, other=1, qids=["q1", "q2", "q3", "q4", "q5"])
+    assert changes == {"regressions": ["q1", "q2"], "recoveries": ["q3"]}
+    study = AblationStudy(factors=[{"name": "crag_enabled", "levels": [False, True]}])
+
+    def recommended(reviewed: dict[str, list[str]]) -> dict[str, object]:
+        vs = {"mcnemar": {"p_value": 0.001}, "recoveries": 30, "regressions": 1, "safety_regressions": []}
+        configurations = [
+            {"is_base": True, "label": "base", "levels": {"crag_enabled": False}, "pass_rate": {"mean": 0.5}},
+            {
+                "is_base": False,
+                "label": "crag_enabled=true",
+                "levels": {"crag_enabled": True},
+                "pass_rate": {"mean": 0.8},
+                "vs_base": {**vs, "reviewed": reviewed},
+            },
+        ]
+        (row,) = recommendations(study=study, results={"configurations": configurations})
+        return row
+
+    vetoed = recommended(changes)
+    assert not vetoed["change"] and "2 draft(s) handled worse and 1 better (q1, q2)" in str(vetoed["evidence"])
+    kept = recommended({"regressions": ["q1"], "recoveries": ["q3"]})
+    assert kept["change"] and kept["recommended"] is True
