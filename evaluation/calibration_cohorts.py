@@ -287,18 +287,25 @@ def _latest_judgements(answers: Iterable[Answer]) -> dict[int, Judgement]:
 
 
 def _agreement_flags(
-    cohort: LanguageCohorts, name: str, answer: Answer, view: _FocusView, material: AnswerMaterial | None
+    cohort: LanguageCohorts,
+    name: str,
+    answer: Answer,
+    view: _FocusView,
+    material: AnswerMaterial | None,
+    *,
+    subject: tuple[str, str, tuple[Subject, ...], tuple[Subject, ...]],
+    cited_languages: tuple[str, ...],
 ) -> None:
     """Append to ``cohort``'s agreement flags under cohort ``name`` whether each agreement rule
-    of the gate (focus, site, term, term across languages) refuses ``answer``'s draft."""
-    focus, qtype, candidates, cited = view.of(answer)
+    of the gate (focus, site, term, term across languages) refuses ``answer``'s draft;
+    ``subject``: ``view.of(answer)``, ``cited_languages``: ``view.cited_languages(answer)``."""
+    focus, qtype, candidates, cited = subject
     cohort.focus_mismatch.setdefault(name, []).append(
         subject_disagrees(focus, qtype, candidates=candidates, cited=cited)
     )
     cohort.site_mismatch.setdefault(name, []).append(
         view.site_mismatch(answer.question, answer.language, candidates, cited)
     )
-    cited_languages = view.cited_languages(answer)
     for across, found in ((False, cohort.term_mismatch), (True, cohort.term_mismatch_across)):
         no_terms = material is not None and terms_disagree(
             answer.question,
@@ -353,21 +360,31 @@ def gate_cohorts_from_answers(
         judgement = judgements.get(answer.pk)
         material = answer_material(answer=answer)
         cited_languages = view.cited_languages(answer)
+        good_cohort = ""  # the cohort of good drafts this one joins, if any
         if answer.pk in labelled:
             # a reviewer's label wins over the judge: the answer is in no judged cohort
             if labelled[answer.pk]:
-                cohort._add("reviewed_good", score, pair)
+                good_cohort = "reviewed_good"
                 cohort.reviewed_good_ids.append(answer.pk)
-                _agreement_flags(cohort, "reviewed_good", answer, view, material)
             else:
                 cohort._add("reviewed_bad", score, pair)
         elif judgement is not None and judgement.faithfulness is not None and judgement.relevancy is not None:
             if judgement.faithfulness >= FAITHFULNESS_PASS and judgement.relevancy >= RELEVANCY_PASS:
-                cohort._add("related", score, pair)
+                good_cohort = "related"
                 cohort.related_ids.append(answer.pk)
-                _agreement_flags(cohort, "related", answer, view, material)
             elif judgement.relevancy < RELEVANCY_FLOOR:
                 cohort._add("judged_off_topic", score, pair)
+        if good_cohort:
+            cohort._add(good_cohort, score, pair)
+            _agreement_flags(
+                cohort,
+                good_cohort,
+                answer,
+                view,
+                material,
+                subject=(focus, qtype, candidates, cited),
+                cited_languages=cited_languages,
+            )
         if material is None or "context_alignment" not in gate or "semantic_similarity" not in gate:
             continue
         drafts[answer.language].append(

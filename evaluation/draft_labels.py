@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -43,6 +44,8 @@ from ingestion.models import Chunk
 from zolsearch.search.contract import Outcome
 from zolsearch.search.models import Answer
 from zolsearch.search.selectors import answer_material, answer_trace
+
+logger = logging.getLogger(__name__)
 
 LABELS = {"good": True, "wrong": False}
 KEYS = ("set", "qid", "language", "draft_sha256", "label", "reason")
@@ -62,6 +65,11 @@ class DraftLabel:
     draft_sha256: str
     good: bool
     reason: str
+
+    @property
+    def key(self) -> tuple[str, str, str]:
+        """``(set, qid, draft_sha256)``: the draft the label is for (files hold one label per key)."""
+        return (self.set, self.qid, self.draft_sha256)
 
     def as_row(self) -> dict[str, str]:
         """The file's object for this label (the keys of :data:`KEYS`, in that order)."""
@@ -129,7 +137,7 @@ def draft_labels_write(path: Path, labels: Sequence[DraftLabel]) -> None:
     """Write ``labels`` to ``path`` (keys of :data:`KEYS` only, sorted by set, qid and hash;
     parents created). Raises ``OSError`` when it cannot be written."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    ordered = sorted(labels, key=lambda label: (label.set, label.qid, label.draft_sha256))
+    ordered = sorted(labels, key=lambda label: label.key)
     path.write_text(
         "".join(json.dumps(label.as_row(), ensure_ascii=False) + "\n" for label in ordered), encoding="utf-8"
     )
@@ -157,22 +165,17 @@ def draft_labels_for_runs(
     :func:`draft_sha256`) match a label: the shape calibration takes review labels in. An
     answer without a draft, or whose draft no label names, is left out. ``matched``: when given,
     the ``(set, qid, hash)`` of each label that matched is added to it (a label can match the
-    answers of several runs of its set). One query per answer (its trace and cited chunks)."""
-    wanted = {(label.set, label.qid, label.draft_sha256): label.good for label in labels}
-    questions = {(label.set, label.qid) for label in labels}
+    answers of several runs of its set). One query per answer of a labelled question (its trace
+    and cited chunks)."""
+    index = draft_label_index(labels)
     out: list[tuple[int, bool]] = []
     for name, qid, answer in _run_answers(runs):
-        if (name, qid) not in questions:
-            continue
-        material = answer_material(answer=answer)
-        if material is None:
-            continue
-        key = (name, qid, draft_sha256(material.text))
-        good = wanted.get(key)
-        if good is not None:
+        found = _label_of(answer=answer, golden_set=name, qid=qid, index=index)
+        if found is not None:
+            sha, good = found
             out.append((answer.pk, good))
             if matched is not None:
-                matched.add(key)
+                matched.add((name, qid, sha))
     return out
 
 
@@ -250,16 +253,16 @@ def draft_labels_from_reviews() -> list[DraftLabel]:
             good=verdict in POSITIVE_VERDICTS,
             reason=" ".join(reason.split()) or verdict,
         )
-        labels[(label.set, label.qid, label.draft_sha256)] = label
-    return sorted(labels.values(), key=lambda label: (label.set, label.qid, label.draft_sha256))
+        labels[label.key] = label
+    return sorted(labels.values(), key=lambda label: label.key)
 
 
 def draft_labels_merged(existing: Sequence[DraftLabel], new: Sequence[DraftLabel]) -> list[DraftLabel]:
     """``existing`` with ``new`` added; a new label of the same draft (set, qid, hash) replaces
     the existing one. Ordered by set, qid and hash."""
-    merged = {(label.set, label.qid, label.draft_sha256): label for label in existing}
-    merged.update({(label.set, label.qid, label.draft_sha256): label for label in new})
-    return sorted(merged.values(), key=lambda label: (label.set, label.qid, label.draft_sha256))
+    merged = {label.key: label for label in existing}
+    merged.update({label.key: label for label in new})
+    return sorted(merged.values(), key=lambda label: label.key)
 
 
 LabelIndex = dict[tuple[str, str], dict[str, bool]]
@@ -283,17 +286,39 @@ def draft_label_index(labels: Sequence[DraftLabel]) -> LabelIndex:
     return index
 
 
+def draft_label_index_default() -> LabelIndex:
+    """:func:`draft_label_index` of :func:`draft_labels_default`; an empty index, logged, when
+    the labels cannot be read (a broken file, a directory): the numbers that read them
+    (evaluation runs' and studies' ``reviewed_correct``) do not depend on them otherwise."""
+    try:
+        return draft_label_index(draft_labels_default())
+    except (DraftLabelsInvalid, OSError) as exc:
+        logger.warning("draft labels not read, reviewed_correct left out: %s", exc)
+        return {}
+
+
+def _label_of(*, answer: Answer, golden_set: str, qid: str, index: LabelIndex) -> tuple[str, bool] | None:
+    """``(draft SHA-256, good)`` of the label of ``index`` that names ``answer``'s draft for
+    question ``qid`` of ``golden_set``; None when none does (no label for the question: no
+    query; else one for the draft)."""
+    drafts = index.get((golden_set, qid))
+    if not drafts:
+        return None
+    material = answer_material(answer=answer)
+    if material is None:
+        return None
+    sha = draft_sha256(material.text)
+    good = drafts.get(sha)
+    return None if good is None else (sha, good)
+
+
 def reviewed_correct(*, answer: Answer | None, golden_set: str, qid: str, index: LabelIndex) -> bool | None:
     """Whether the pipeline did with ``answer``'s draft what its reviewer's label says: served
     (outcome answered) a draft labelled good, or did not serve one labelled wrong. ``None`` when
     no label of ``index`` names this draft (another question, no draft, a draft written
     differently): then the question does not count. One query (the draft) for a labelled
     question, none otherwise."""
-    drafts = index.get((golden_set, qid))
-    if not drafts or answer is None:
+    found = None if answer is None else _label_of(answer=answer, golden_set=golden_set, qid=qid, index=index)
+    if found is None:
         return None
-    material = answer_material(answer=answer)
-    good = drafts.get(draft_sha256(material.text)) if material is not None else None
-    if good is None:
-        return None
-    return (answer.outcome == Outcome.ANSWERED) == good
+    return (answer.outcome == Outcome.ANSWERED) == found[1]  # type: ignore[union-attr]  # found implies an answer

@@ -31,7 +31,7 @@ from evaluation.ablation.analysis import (
     two_stage_bootstrap_ci,
 )
 from evaluation.ablation.design import Design, DesignInvalid, design_build
-from evaluation.draft_labels import DraftLabelsInvalid, draft_label_index, draft_labels_default, reviewed_correct
+from evaluation.draft_labels import draft_label_index_default, reviewed_correct
 from evaluation.metrics.answers import answer_cites_expected, red_flag_correct
 from evaluation.metrics.stats import cochrans_q, latency_summary, mcnemar
 from evaluation.models import AblationConfiguration, AblationStudy, EvaluationResult, EvaluationRun, GoldenSet
@@ -323,11 +323,7 @@ def _reviewed(rows: list[dict[str, Any]]) -> dict[int, bool]:
     ``settings.DRAFT_LABELS_PATH`` (:func:`evaluation.draft_labels.reviewed_correct`); an
     unreadable labels file counts as none (logged). One query for the labelled rows' answers,
     one per labelled draft."""
-    try:
-        index = draft_label_index(draft_labels_default())
-    except (DraftLabelsInvalid, OSError) as exc:
-        logger.warning("draft labels not read, reviewed_correct left out: %s", exc)
-        return {}
+    index = draft_label_index_default()
     labelled = [r for r in rows if r["answer_id"] and (r["question__golden_set__name"], r["question__qid"]) in index]
     answers = Answer.objects.in_bulk([r["answer_id"] for r in labelled])
     out: dict[int, bool] = {}

@@ -11,7 +11,6 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import threading
 import time
 from datetime import timedelta
 
@@ -21,6 +20,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from core.fingerprint import source_fingerprint
+from core.held import MaxAgeHeld
 from core.observability import JUDGE_SHED_TOTAL, judge_observe, queue_depth
 from evaluation.judges import Judge, JudgeInput, JudgeUnavailable, judge_get
 from evaluation.models import Judgement
@@ -204,36 +204,35 @@ def answer_judge(*, answer_id: int, judge: Judge | None = None, background: bool
 # Seconds a process reuses the worker queue's depth it read (one broker read per process per
 # interval, not one per request: the filesystem broker's is a scan of its folder).
 JUDGE_QUEUE_CHECK_S = 5.0
-_queue_read: tuple[float, int] | None = None  # (time.monotonic() of the read, depth)
-_queue_lock = threading.Lock()
+
+
+def _queue_depth_or_zero() -> int:
+    """The default queue's depth, 0 (logged) when the broker cannot be read."""
+    try:
+        return queue_depth()
+    except Exception:  # the broker's own errors vary by transport; queueing reports them
+        logger.warning("could not read the worker queue's depth", exc_info=True)
+        return 0
+
+
+_QUEUE_DEPTH: MaxAgeHeld[int] = MaxAgeHeld(_queue_depth_or_zero)
 
 
 def judge_queue_full() -> bool:
     """Whether the worker's queue holds ``JUDGE_QUEUE_MAX`` messages or more (False when the
     setting is 0), from :func:`core.observability.queue_depth` of the default queue read at most
-    every :data:`JUDGE_QUEUE_CHECK_S` seconds per process. A broker that cannot be read counts as
-    not full (queueing then fails or succeeds as before, and is logged). Thread-safe."""
-    global _queue_read
+    every :data:`JUDGE_QUEUE_CHECK_S` seconds per process (:class:`core.held.MaxAgeHeld`). A
+    broker that cannot be read counts as not full (queueing then fails or succeeds as before,
+    and is logged). Thread-safe."""
     limit = settings.JUDGE_QUEUE_MAX
     if limit <= 0:
         return False
-    now = time.monotonic()
-    with _queue_lock:
-        if _queue_read is None or now - _queue_read[0] >= JUDGE_QUEUE_CHECK_S:
-            try:
-                depth = queue_depth()
-            except Exception:  # the broker's own errors vary by transport; queueing reports them
-                logger.warning("could not read the worker queue's depth", exc_info=True)
-                depth = 0
-            _queue_read = (now, depth)
-        return _queue_read[1] >= limit
+    return _QUEUE_DEPTH.get(JUDGE_QUEUE_CHECK_S) >= limit
 
 
 def judge_queue_read_clear() -> None:
     """Forget the depth :func:`judge_queue_full` read (the next call reads the broker)."""
-    global _queue_read
-    with _queue_lock:
-        _queue_read = None
+    _QUEUE_DEPTH.clear()
 
 
 def answer_judging_enqueue(*, answer: Answer) -> bool:

@@ -19,7 +19,7 @@ from django.utils import timezone
 
 from core.providers.embeddings import EmbeddingModelMismatch, EmbeddingUnavailable
 from core.runs import code_version, run_abandon, run_claim
-from evaluation.draft_labels import DraftLabelsInvalid, draft_label_index, draft_labels_default, reviewed_correct
+from evaluation.draft_labels import draft_label_index_default, reviewed_correct
 from evaluation.judges import Judge, JudgeUnavailable, judge_get
 from evaluation.metrics.answers import (
     answer_cites_expected,
@@ -220,11 +220,7 @@ def _result_fields(
 def evaluation_run_summarise(*, run: EvaluationRun) -> EvaluationRun:
     """Compute and store the run's summary (:func:`run_summary`) and headline numbers;
     ``reviewed_correct`` against the labels of ``settings.DRAFT_LABELS_PATH``."""
-    try:
-        index = draft_label_index(draft_labels_default())
-    except (DraftLabelsInvalid, OSError) as exc:  # the run's own numbers do not depend on the labels
-        logger.warning("draft labels not read, reviewed_correct left out: %s", exc)
-        index = {}
+    index = draft_label_index_default()
     name = run.golden_set.name
     rows = [
         {
