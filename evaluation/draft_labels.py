@@ -314,11 +314,21 @@ def _label_of(*, answer: Answer, golden_set: str, qid: str, index: LabelIndex) -
 
 def reviewed_correct(*, answer: Answer | None, golden_set: str, qid: str, index: LabelIndex) -> bool | None:
     """Whether the pipeline did with ``answer``'s draft what its reviewer's label says: served
-    (outcome answered) a draft labelled good, or did not serve one labelled wrong. ``None`` when
-    no label of ``index`` names this draft (another question, no draft, a draft written
-    differently): then the question does not count. One query (the draft) for a labelled
-    question, none otherwise."""
-    found = None if answer is None else _label_of(answer=answer, golden_set=golden_set, qid=qid, index=index)
-    if found is None:
+    (outcome answered) a draft labelled good, or did not serve one labelled wrong.
+
+    A question the pipeline drafted nothing for (``answer`` None, a refusal before generation
+    such as CRAG's or the input guard's, a red flag, no results) served nothing: that is right
+    when every label of the question says its draft was wrong, and wrong when every label says
+    good (a configuration that refuses earlier must not look better for it). ``None`` when no
+    label of ``index`` names the question, when it has both kinds of label and no draft, or when
+    its draft is one no label names (written differently): then the question does not count.
+    One query (the draft) for a labelled question, none otherwise."""
+    drafts = index.get((golden_set, qid))
+    if not drafts:
         return None
-    return (answer.outcome == Outcome.ANSWERED) == found[1]  # type: ignore[union-attr]  # found implies an answer
+    material = None if answer is None else answer_material(answer=answer)
+    if answer is None or material is None:
+        verdicts = set(drafts.values())
+        return (True not in verdicts) if len(verdicts) == 1 else None
+    good = drafts.get(draft_sha256(material.text))
+    return None if good is None else (answer.outcome == Outcome.ANSWERED) == good
