@@ -24,8 +24,8 @@ QUESTION = "What are the symptoms of ABCD syndrome?"
 
 @pytest.fixture(autouse=True)
 def _reranker_on(settings) -> None:  # type: ignore[no-untyped-def]
-    """These tests are about the reranker and CRAG, which the default configuration leaves off
-    (ablation study 4): switch them on."""
+    """These tests are about the reranker and CRAG: the feature reranker, whatever the
+    environment's ``RERANKER`` says."""
     settings.RERANKER = "features-lr"
 
 
@@ -273,6 +273,7 @@ def test_crag_can_skip_a_question_whose_best_page_is_the_hospitals_own() -> None
         crag_enabled=True,
         crag_lower=0.999,
         crag_upper=0.9995,
+        crag_bypass_own_pages=False,
         source_authority_weight=3.0,
         source_authority_intents=every_intent,
     )
@@ -289,3 +290,28 @@ def test_crag_can_skip_a_question_whose_best_page_is_the_hospitals_own() -> None
     medquad_first = asked(incorrect.with_overrides(crag_bypass_own_pages=True, source_authority_enabled=False))
     assert medquad_first.chunks[medquad_first.fused[0][0]].document.source.priority == 0
     assert medquad_first.trace.retrieval.crag_action == "incorrect"
+
+
+def test_crag_skips_a_long_message() -> None:
+    """GIVEN CRAG thresholds that call every retrieval incorrect
+    WHEN the question comes as a long consumer message (13 words or more, the default
+    ``crag_bypass_min_words``)
+    THEN CRAG is bypassed and the run goes on; the one-line question, or the long message with the
+    bound at 0 (none skipped) or above its length, stops with the fallback."""
+    incorrect = pipeline_config_default().with_overrides(crag_enabled=True, crag_lower=0.999, crag_upper=0.9995)
+    assert incorrect.crag_bypass_min_words == 13
+    story = "Hello, our little boy was just diagnosed and we are worried. " + QUESTION
+    assert len(story.split()) >= 13 > len(QUESTION.split())
+
+    def asked(question: str, config):  # type: ignore[no-untyped-def]
+        return pipeline_run(request=SearchRequest(question=question, language="en"), config=config)
+
+    long_message = asked(story, incorrect)
+    assert long_message.trace.retrieval.crag_action == "bypass" and long_message.trace.stop_stage != "crag"
+    for question, config in (
+        (QUESTION, incorrect),
+        (story, incorrect.with_overrides(crag_bypass_min_words=0)),
+        (story, incorrect.with_overrides(crag_bypass_min_words=len(story.split()) + 1)),
+    ):
+        stopped = asked(question, config)
+        assert stopped.trace.retrieval.crag_action == "incorrect" and stopped.outcome == Outcome.NO_RESULTS

@@ -138,3 +138,30 @@ def test_retrieved_text_that_routes_elsewhere_is_left_out(fused_order) -> None: 
     assert "pneumologie" in answer_trace(answer=answer).graph_excluded_departments
     assert "Pneumologie" not in (answer.trace.get("rejected_answer") or body["answer"])
     assert body["answer"].startswith("Voor hartfalen kan u terecht bij: Cardiologie")
+
+
+def test_crag_skips_a_question_the_graph_answers(settings) -> None:  # type: ignore[no-untyped-def]
+    """GIVEN the reranker and CRAG thresholds that call every retrieval incorrect
+    WHEN a patient asks where heart failure is treated (the graph pins its routing line)
+    THEN with ``crag_bypass_graph_facts`` (the default) CRAG is bypassed and the run goes on to the
+    draft and the gate after the graph's line; without it CRAG stops the run and the graph's facts
+    alone answer (no document is cited)."""
+    from zolsearch.search.config import pipeline_config_default
+    from zolsearch.search.pipeline import SearchRequest, pipeline_run
+
+    settings.RERANKER = "features-lr"
+    incorrect = pipeline_config_default().with_overrides(crag_enabled=True, crag_lower=0.999, crag_upper=0.9995)
+    assert incorrect.crag_bypass_graph_facts
+
+    def asked(config):  # type: ignore[no-untyped-def]
+        return pipeline_run(
+            request=SearchRequest(question="Waar wordt hartfalen behandeld?", language="nl"), config=config
+        )
+
+    bypassed = asked(incorrect)
+    assert bypassed.pinned and bypassed.trace.retrieval.crag_action == "bypass"
+    assert bypassed.trace.stop_stage != "crag" and bypassed.answer.startswith("Voor hartfalen kan u terecht bij")
+    stopped = asked(incorrect.with_overrides(crag_bypass_graph_facts=False))
+    assert stopped.pinned and stopped.trace.retrieval.crag_action == "incorrect"
+    assert stopped.trace.stop_stage == "crag" and stopped.answer.startswith("Voor hartfalen kan u terecht bij")
+    assert not [c for c in stopped.citations if c.source == "document"]

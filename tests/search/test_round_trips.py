@@ -184,7 +184,8 @@ def test_candidate_vectors_are_read_once_per_answer(cdc: None) -> None:
     """GIVEN the reranker and the gate on (the defaults) WHEN an answer is drafted THEN the stored
     vectors of its candidates are read by one statement, the reranker's, and the gate's context
     is built from them (no statement): the same vector as when the gate reads the cited chunks'
-    vectors itself."""
+    vectors itself. (CRAG off: its thresholds, calibrated on the full MedQuAD, call this small
+    corpus's retrieval incorrect and stop before a draft.)"""
     import numpy as np
 
     from zolsearch.search.config import pipeline_config_live
@@ -192,8 +193,9 @@ def test_candidate_vectors_are_read_once_per_answer(cdc: None) -> None:
     from zolsearch.search.stages.quality_gate import draft_gate_vectors
 
     request = SearchRequest(question="Who should get a flu vaccine?", language="en")
+    config = pipeline_config_live().with_overrides(crag_enabled=False)
     with CaptureQueriesContext(connection) as queries:
-        state = pipeline_run(request=request, config=pipeline_config_live())
+        state = pipeline_run(request=request, config=config)
     assert state.draft is not None and state.gate is not None and state.rerank, state.trace
     reads = [q["sql"] for q in queries.captured_queries if "vector_send" in q["sql"]]
     assert len(reads) == 1, reads

@@ -100,6 +100,12 @@ class Understanding:
     intent_probabilities: dict[str, float] = field(default_factory=dict)
 
 
+def message_words(text: str) -> int:
+    """The number of words of ``text`` as query reduction counts them (letters and digits,
+    with inner hyphens and apostrophes), ≥ 0."""
+    return len(_WORD.findall(text))
+
+
 def query_reduce(question: str, *, language: str) -> str:
     """The reduced query of a long message ("" for ≤ :data:`REDUCE_MIN_WORDS` − 1 words).
 

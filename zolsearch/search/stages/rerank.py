@@ -27,6 +27,7 @@ from zolsearch.search.stages.retrieval import (
     query_stopwords,
     retrieval_depth,
 )
+from zolsearch.search.understanding import message_words
 
 logger = logging.getLogger(__name__)
 _WORD = re.compile(r"[^\W\d_]+", re.UNICODE)
@@ -251,11 +252,12 @@ def _best_page_is_own(state: SearchState) -> bool:
 class CragStage(Stage):
     """Correct → answer; ambiguous → retrieve again deeper (100 → 20), rerank, stop when the
     refined confidence is below the lower threshold, else keep the more confident of the two
-    rankings; incorrect → stop with the
-    fallback that routes to a human (``no_results``). Bypassed for graph-routed doctor
-    lookups, for languages in ``crag_bypass_languages``, with ``crag_bypass_own_pages`` when the
-    best-ranked page is the hospital's own, when the reranker failed, and when the scorer has no
-    calibrated thresholds."""
+    rankings; incorrect → stop with the fallback that routes to a human (``no_results``).
+
+    Bypassed for graph-routed doctor lookups, for languages in ``crag_bypass_languages``, with
+    ``crag_bypass_own_pages`` when the best-ranked page is the hospital's own, for messages of
+    ``crag_bypass_min_words`` words or more, with ``crag_bypass_graph_facts`` when the graph
+    pinned facts, when the reranker failed, and when the scorer has no calibrated thresholds."""
 
     name = "crag"
     cached = True
@@ -276,9 +278,10 @@ class CragStage(Stage):
         confidence = crag_confidence([state.rerank[i] for i, _ in state.fused])
         trace.crag_confidence = round(confidence, 4)
         if (
-            (state.intent == Intent.DOCTOR_LOOKUP and state.pinned)
+            (state.pinned and (state.intent == Intent.DOCTOR_LOOKUP or config.crag_bypass_graph_facts))
             or state.language in config.crag_bypass_languages
             or (config.crag_bypass_own_pages and _best_page_is_own(state))
+            or (config.crag_bypass_min_words and message_words(state.question) >= config.crag_bypass_min_words)
         ):
             trace.crag_action = "bypass"
             return
