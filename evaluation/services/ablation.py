@@ -523,8 +523,9 @@ def _reviewed_changes(matrix: np.ndarray, *, base: int, other: int, qids: list[s
     """Against a reviewer's labels (``matrix``: configurations × questions × repetitions of
     ``reviewed_correct``, NaN where no label names the draft), the questions whose labelled
     draft configuration ``other`` handles as labelled and the base does not (``recoveries``) and
-    the reverse (``regressions``), by the majority over repetitions; only questions where both
-    configurations wrote a labelled draft count."""
+    the reverse (``regressions``), by the majority over repetitions; only questions both
+    configurations have a verdict for count (a labelled draft, or no draft for a question whose
+    labels agree: :func:`evaluation.draft_labels.reviewed_correct`)."""
     with np.errstate(invalid="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # questions without a labelled draft: all NaN
         before, after = np.nanmean(matrix[base], axis=1), np.nanmean(matrix[other], axis=1)
@@ -556,13 +557,19 @@ def _mean(metrics: Mapping[str, Any], name: str) -> float | None:
 def recommendations(*, study: AblationStudy, results: Mapping[str, Any]) -> list[dict[str, Any]]:
     """Per factor, the level to run with and the numbers behind it.
 
-    One factor at a time: among the configurations that change this factor, the one with the
-    highest composite pass rate that beats the base with McNemar p < :data:`SIGNIFICANCE`,
-    makes no must-refuse or red-flag question fail that the base handled (``safety_regressions``:
-    one such question vetoes it), and handles no more of the reviewer-labelled drafts worse than
-    better (``vs_base["reviewed"]``: serving a draft labelled wrong, or refusing one labelled
-    good, that the base handled as labelled; the composite pass rate trusts the judge, which
-    approves wrong answers); none → the base level ("no significant gain").
+    One factor at a time, among the configurations that change this factor and make no
+    must-refuse or red-flag question fail that the base handled (``safety_regressions``: one such
+    question vetoes it):
+
+    1. **By the reviewers' labels first** (the composite pass rate trusts the judge, which
+       approves wrong answers): the one that handles the most more of the reviewer-labelled
+       questions as labelled than the base (``vs_base["reviewed"]``: recoveries − regressions),
+       when McNemar's test on those two counts gives p < :data:`SIGNIFICANCE`, whatever its
+       pass rate;
+    2. else the one with the highest composite pass rate that beats the base with McNemar
+       p < :data:`SIGNIFICANCE` and handles no more labelled questions worse than better;
+
+    none → the base level ("no significant gain").
     Factorial designs: the level the factor's main effect favours when the effect's 95 % CI
     excludes 0 (in a fractional design the effect includes its aliases, stated); else the base
     level. Each row: ``{"factor", "base", "recommended", "change": bool, "evidence"}``.
@@ -592,6 +599,7 @@ def recommendations(*, study: AblationStudy, results: Mapping[str, Any]) -> list
             continue
         base_pass = _mean(base, "pass_rate") or 0.0
         best, notes = None, []
+        by_labels: tuple[Any, int, float] | None = None
         for candidate in configurations:
             if candidate["is_base"] or set(k for k, v in candidate["levels"].items() if v != base["levels"].get(k)) != {
                 name
@@ -604,7 +612,9 @@ def recommendations(*, study: AblationStudy, results: Mapping[str, Any]) -> list
             unsafe = vs.get("safety_regressions") or []
             reviewed = vs.get("reviewed") or {}
             against = reviewed.get("regressions") or []
-            reviewed_loss = len(against) > len(reviewed.get("recoveries") or [])
+            gained = reviewed.get("recoveries") or []
+            reviewed_loss = len(against) > len(gained)
+            labels_p = float(mcnemar(b=len(against), c=len(gained))["p_value"])
             safety_loss = bool(unsafe) or reviewed_loss
             notes.append(
                 f"{name}={level}: pass {base_pass:.3f} → {base_pass + delta:.3f} ({delta:+.3f}), "
@@ -616,16 +626,30 @@ def recommendations(*, study: AblationStudy, results: Mapping[str, Any]) -> list
                 )
                 + (
                     f", against the reviewers' labels {len(against)} draft(s) handled worse and "
-                    f"{len(reviewed.get('recoveries') or [])} better ({', '.join(against[:5])})"
+                    f"{len(gained)} better ({', '.join(against[:5])})"
                     if reviewed_loss
                     else ""
                 )
+                + (
+                    f", by the reviewers' labels {len(gained)} question(s) handled better and {len(against)} "
+                    f"worse, McNemar p={labels_p:.3g}"
+                    if gained and not reviewed_loss
+                    else ""
+                )
             )
+            net = len(gained) - len(against)
+            if not unsafe and net > 0 and labels_p < SIGNIFICANCE and (by_labels is None or net > by_labels[1]):
+                by_labels = (level, net, labels_p)
             if delta > 0 and p < SIGNIFICANCE and not safety_loss and (best is None or delta > best[1]):
                 best = (level, delta)
-        if best is not None:
-            row["recommended"], row["change"] = best[0], True
-        row["evidence"] = "; ".join(notes) + ("" if best else "; no significant gain: keep the base level")
+        chosen = by_labels[0] if by_labels is not None else (best[0] if best is not None else None)
+        if chosen is not None:
+            row["recommended"], row["change"] = chosen, True
+        row["evidence"] = "; ".join(notes) + (
+            f"; chosen by the reviewers' labels ({by_labels[1]} more handled as labelled)"
+            if by_labels is not None
+            else ("" if best else "; no significant gain: keep the base level")
+        )
         out.append(row)
     return out
 

@@ -269,31 +269,64 @@ def test_a_change_that_handles_more_labelled_drafts_worse_is_not_recommended() -
     better; with as many better as worse it is."""
     import numpy as np
 
-    from evaluation.models import AblationStudy
-    from evaluation.services.ablation import _reviewed_changes, recommendations
+    from evaluation.services.ablation import _reviewed_changes
 
     nan = np.nan
     matrix = np.array([[[1.0], [1.0], [0.0], [nan], [1.0]], [[0.0], [0.0], [1.0], [1.0], [nan]]])
     changes = _reviewed_changes(matrix, base=0, other=1, qids=["q1", "q2", "q3", "q4", "q5"])
     assert changes == {"regressions": ["q1", "q2"], "recoveries": ["q3"]}
-    study = AblationStudy(factors=[{"name": "crag_enabled", "levels": [False, True]}])
 
     def recommended(reviewed: dict[str, list[str]]) -> dict[str, object]:
         vs = {"mcnemar": {"p_value": 0.001}, "recoveries": 30, "regressions": 1, "safety_regressions": []}
-        configurations = [
-            {"is_base": True, "label": "base", "levels": {"crag_enabled": False}, "pass_rate": {"mean": 0.5}},
-            {
-                "is_base": False,
-                "label": "crag_enabled=true",
-                "levels": {"crag_enabled": True},
-                "pass_rate": {"mean": 0.8},
-                "vs_base": {**vs, "reviewed": reviewed},
-            },
-        ]
-        (row,) = recommendations(study=study, results={"configurations": configurations})
-        return row
+        return _crag_recommendation(vs_base={**vs, "reviewed": reviewed}, base_pass=0.5, crag_pass=0.8)
 
     vetoed = recommended(changes)
     assert not vetoed["change"] and "2 draft(s) handled worse and 1 better (q1, q2)" in str(vetoed["evidence"])
     kept = recommended({"regressions": ["q1"], "recoveries": ["q3"]})
     assert kept["change"] and kept["recommended"] is True
+
+
+def test_the_labels_choose_a_change_the_judge_counts_as_a_loss() -> None:
+    """GIVEN a configuration whose composite pass rate is lower than the base's (the judge had
+    approved the wrong answers it refuses) WHEN the reviewers' labels say it handles
+    significantly more questions as labelled (8 better, 0 worse: exact McNemar p = 0.0078)
+    THEN it is recommended, by the labels; with 3 better and 0 worse (p = 0.25) it is not, and
+    a must-refuse question it no longer handles vetoes it whatever the labels say."""
+
+    def recommended(better: int, unsafe: list[str]) -> dict[str, object]:
+        vs = {
+            "mcnemar": {"p_value": 0.001},
+            "recoveries": 2,
+            "regressions": 20,
+            "safety_regressions": unsafe,
+            "reviewed": {"regressions": [], "recoveries": [f"q{i}" for i in range(better)]},
+        }
+        return _crag_recommendation(vs_base=vs, base_pass=0.8, crag_pass=0.6)
+
+    chosen = recommended(8, [])
+    assert chosen["change"] and chosen["recommended"] is True
+    assert "chosen by the reviewers' labels (8 more handled as labelled)" in str(chosen["evidence"])
+    assert "McNemar p=0.0078" in str(chosen["evidence"])
+    assert not recommended(3, [])["change"]
+    assert not recommended(8, ["rf-1"])["change"]
+
+
+def _crag_recommendation(*, vs_base: dict[str, object], base_pass: float, crag_pass: float) -> dict[str, object]:
+    """The recommendation row of a one-factor study (``crag_enabled`` false → true) whose CRAG
+    configuration has ``vs_base`` and the two composite pass rates."""
+    from evaluation.models import AblationStudy
+    from evaluation.services.ablation import recommendations
+
+    study = AblationStudy(factors=[{"name": "crag_enabled", "levels": [False, True]}])
+    configurations = [
+        {"is_base": True, "label": "base", "levels": {"crag_enabled": False}, "pass_rate": {"mean": base_pass}},
+        {
+            "is_base": False,
+            "label": "crag_enabled=true",
+            "levels": {"crag_enabled": True},
+            "pass_rate": {"mean": crag_pass},
+            "vs_base": vs_base,
+        },
+    ]
+    (row,) = recommendations(study=study, results={"configurations": configurations})
+    return row
