@@ -316,18 +316,19 @@ def reviewed_correct(*, answer: Answer | None, golden_set: str, qid: str, index:
     """Whether the pipeline did with ``answer``'s draft what its reviewer's label says: served
     (outcome answered) a draft labelled good, or did not serve one labelled wrong.
 
-    A question the pipeline drafted nothing for (``answer`` None, a refusal before generation
-    such as CRAG's or the input guard's, a red flag, no results) served nothing: that is right
-    when every label of the question says its draft was wrong, and wrong when every label says
-    good (a configuration that refuses earlier must not look better for it). ``None`` when no
-    label of ``index`` names the question, when it has both kinds of label and no draft, or when
-    its draft is one no label names (written differently): then the question does not count.
+    A question the pipeline answered without a draft (a refusal before generation such as CRAG's
+    or the input guard's, a red flag, no results) served nothing: that is right when every label
+    of the question says its draft was wrong, and wrong when every label says good (a
+    configuration that refuses earlier must not look better for it). ``None`` when no label of
+    ``index`` names the question, when ``answer`` is None (the pipeline failed: an error, not a
+    decision), when it has both kinds of label and no draft, or when its draft is one no label
+    names (written differently): then the question does not count.
     One query (the draft) for a labelled question, none otherwise."""
     drafts = index.get((golden_set, qid))
-    if not drafts:
+    if not drafts or answer is None:
         return None
-    material = None if answer is None else answer_material(answer=answer)
-    if answer is None or material is None:
+    material = answer_material(answer=answer)
+    if material is None:
         verdicts = set(drafts.values())
         return (True not in verdicts) if len(verdicts) == 1 else None
     good = drafts.get(draft_sha256(material.text))

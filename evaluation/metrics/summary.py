@@ -23,7 +23,8 @@ SCORE_METRICS = (
 # cited_expected: answered questions whose answer cites an expected page (answers.answer_cites_expected).
 # reviewed_correct: questions whose draft a reviewer labelled, served when labelled good and not
 # served when labelled wrong (evaluation.draft_labels.reviewed_correct; a question refused before
-# a draft was written, by CRAG or a guard, is undefined).
+# a draft was written, by CRAG or a guard, served nothing: right when its labels all say wrong,
+# wrong when they all say good; an error is undefined).
 RATE_METRICS = (
     "passed",
     "passed_er",

@@ -350,8 +350,9 @@ def ablation_study_analyse(*, study: AblationStudy) -> tuple[dict[str, Any], dic
     share answered from an expected page (:func:`evaluation.metrics.answers.answer_cites_expected`,
     which does not trust the judge); ``reviewed_correct``: over the drafts a reviewer labelled
     (``settings.DRAFT_LABELS_PATH``), the share served when good and not served when wrong (a
-    question refused before a draft was written, by CRAG or a guard, does not count, and each
-    configuration counts the questions whose draft still matches a label); latency p50/p95 (ms); the repetitions'
+    question refused before a draft was written, by CRAG or a guard, counts as served nothing
+    when its labels agree; each configuration counts the questions whose draft still matches a
+    label or that it refused before a draft); latency p50/p95 (ms); the repetitions'
     spread; the change matrix against the base (per question, the majority verdict over
     repetitions) with McNemar's test and the questions that regressed or recovered; per golden
     set pass rates. Across configurations: Cochran's Q on the majority verdicts. Factorial
@@ -638,7 +639,12 @@ def recommendations(*, study: AblationStudy, results: Mapping[str, Any]) -> list
                 )
             )
             net = len(gained) - len(against)
-            if not unsafe and net > 0 and labels_p < SIGNIFICANCE and (by_labels is None or net > by_labels[1]):
+            if (
+                not unsafe
+                and net > 0
+                and labels_p < SIGNIFICANCE
+                and (by_labels is None or (net, -labels_p) > (by_labels[1], -by_labels[2]))
+            ):
                 by_labels = (level, net, labels_p)
             if delta > 0 and p < SIGNIFICANCE and not safety_loss and (best is None or delta > best[1]):
                 best = (level, delta)

@@ -239,7 +239,8 @@ def test_runs_and_studies_count_how_often_the_decision_agrees_with_the_labels(
             is agrees
         )
     assert reviewed_correct(answer=refused, golden_set="other-set", qid=served[0].question.qid, index=index) is None
-    # nothing drafted (refused before generation, an error): right only when every label says wrong
+    # nothing drafted (refused before generation): right only when every label says wrong; an
+    # error (no answer at all) does not count
     qid = served[0].question.qid
     nothing = served[0].answer
     nothing.outcome, nothing.trace = "refused", {**nothing.trace, "rejected_answer": ""}
@@ -251,8 +252,8 @@ def test_runs_and_studies_count_how_often_the_decision_agrees_with_the_labels(
                 for i, good in enumerate(goods)
             ]
         )
-        for answer in (nothing, None):
-            assert reviewed_correct(answer=answer, golden_set="calibration-dev", qid=qid, index=mixed) is expected
+        assert reviewed_correct(answer=nothing, golden_set="calibration-dev", qid=qid, index=mixed) is expected
+        assert reviewed_correct(answer=None, golden_set="calibration-dev", qid=qid, index=mixed) is None
     settings.DRAFT_LABELS_PATH.write_text("{broken\n", encoding="utf-8")
     assert evaluation_run_summarise(run=evaluated_run).metrics["overall"]["reviewed_correct"] is None
     assert _reviewed(rows) == {}

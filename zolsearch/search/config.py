@@ -115,8 +115,10 @@ class PipelineConfig(BaseModel):
       with a story gets reranker probabilities near 0 even when its page is first (the model was
       fitted on one-line questions); 13 is understanding's long-message bound
       (``understanding.REDUCE_MIN_WORDS``). ``crag_bypass_graph_facts``: CRAG skips a question
-      the taxonomy graph pinned facts for (its routing line or doctors lead the answer whatever
-      the documents' confidence; graph-routed doctor lookups are always skipped).
+      the taxonomy graph pinned facts for: any condition, treatment or department it resolves,
+      not only a routing question (its routing line leads the answer whatever the documents'
+      confidence, and the documents' sentences follow unjudged by CRAG); graph-routed doctor
+      lookups are always skipped.
       ``rerank_languages``: the languages the
       reranker serves (from its calibration; empty: all): questions in others keep the fused
       order and skip CRAG. ``named_hospital_first``: after reranking, the pages of the hospital
@@ -159,7 +161,8 @@ class PipelineConfig(BaseModel):
       sentence and question, 0.25) is still not calibrated (issue 12).
     - Defaults chosen by ablation studies 3 (each stage against the default) and 4 (2^3 of
       reranker × CRAG × FILCO) in ``docs/EVALUATION.md``: CRAG off, FILCO on (pass rate 0.460 →
-      0.667 on 1,003 questions). The reranker (the ``RERANKER`` setting, ``features-lr`` by
+      0.667 on 1,003 questions). CRAG is on again since 2026-11-29, with its three bypasses,
+      chosen by reviewers' labels of the drafts ("CRAG judged by the labels"). The reranker (the ``RERANKER`` setting, ``features-lr`` by
       default) was off after study 4 and is on since the gate's calibration per language and its
       refit without ``priority``: NDCG@5 0.660 → 0.698 at an equal pass rate (McNemar p 0.20).
     - ``semantic_cache_enabled`` / ``semantic_cache_min_cosine``: serve a stored answer to a
@@ -366,6 +369,9 @@ FIELDS_ADDED: dict[str, Any] = {
     "lexical_stopword_languages": (),  # 2026-11-26: BM25 kept every word of the question
     "spelling_correction_languages": (),  # 2026-11-26: misspelled medical words were not corrected
     "named_hospital_first": False,  # 2026-11-26: the reranker's order was kept
+    "crag_bypass_own_pages": False,  # 2026-11-27: CRAG judged the hospital's own pages too
+    "crag_bypass_min_words": 0,  # 2026-11-29: CRAG judged long messages too
+    "crag_bypass_graph_facts": False,  # 2026-11-29: CRAG judged questions with graph facts too
 }
 
 
@@ -397,9 +403,10 @@ def _json_file(path: Path) -> dict[str, Any] | None:
 
 
 # What offline measurements of ranking and drafts switch off (retrieval-quality benchmark,
-# reranker fit, gate calibration): every question must reach retrieval and be drafted, and the
-# semantic cache must not serve an answer computed earlier.
+# reranker fit, gate calibration): every question must reach retrieval and be drafted (CRAG
+# neither stops nor re-ranks it), and the semantic cache must not serve an answer computed earlier.
 MEASUREMENT_OVERRIDES: dict[str, Any] = {
+    "crag_enabled": False,
     "red_flags_enabled": False,
     "red_flag_model_enabled": False,
     "input_guard_enabled": False,

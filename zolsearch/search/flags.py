@@ -75,7 +75,7 @@ _SPECS = (
     FlagSpec("crag_bypass_languages", "CRAG", "Languages CRAG skips (comma separated)."),
     FlagSpec("crag_bypass_own_pages", "CRAG", "CRAG skips a question whose best-ranked page is one of the hospital's own."),
     FlagSpec("crag_bypass_min_words", "CRAG", "CRAG skips a message of at least this many words (0: none)."),
-    FlagSpec("crag_bypass_graph_facts", "CRAG", "CRAG skips a question the taxonomy graph answers with pinned facts."),
+    FlagSpec("crag_bypass_graph_facts", "CRAG", "CRAG skips a question the taxonomy graph pinned facts for (a condition, treatment or department it resolves)."),
     FlagSpec("filco_enabled", "FILCO", "Drop answer-passage sentences unrelated to the question."),
     FlagSpec("filco_threshold", "FILCO", "Sentence–question cosine under which a sentence is dropped."),
     FlagSpec("filco_max_removed", "FILCO", "Largest share (0–1) of a passage's sentences FILCO may drop."),
