@@ -648,9 +648,9 @@ def recommendations(*, study: AblationStudy, results: Mapping[str, Any]) -> list
                 by_labels = (level, net, labels_p)
             if delta > 0 and p < SIGNIFICANCE and not safety_loss and (best is None or delta > best[1]):
                 best = (level, delta)
-        chosen = by_labels[0] if by_labels is not None else (best[0] if best is not None else None)
+        chosen = by_labels or best
         if chosen is not None:
-            row["recommended"], row["change"] = chosen, True
+            row["recommended"], row["change"] = chosen[0], True
         row["evidence"] = "; ".join(notes) + (
             f"; chosen by the reviewers' labels ({by_labels[1]} more handled as labelled)"
             if by_labels is not None

@@ -115,8 +115,8 @@ def query_reduce(question: str, *, language: str) -> str:
     before it stays (it names what "it" is). From what is left: words that are not stop words
     (question language and English) or fillers, in order, once each.
     """
-    words = _WORD.findall(question)
-    if len(words) < REDUCE_MIN_WORDS:
+    words = message_words(question)
+    if words < REDUCE_MIN_WORDS:
         return ""
     sentences = [s for s in sentences_split(question) if s.strip() and not _GREETING.match(s)] or [question]
     stop = STOPWORDS.get(language, set()) | STOPWORDS["en"]
@@ -140,7 +140,7 @@ def query_reduce(question: str, *, language: str) -> str:
         seen.add(folded)
         kept.append(word)
     reduced = " ".join(kept)
-    return reduced if reduced and len(kept) < len(words) else ""
+    return reduced if reduced and len(kept) < words else ""
 
 
 def routing_share(intent: str, probabilities: dict[str, float] | None, routing_intents: tuple[str, ...]) -> float:
