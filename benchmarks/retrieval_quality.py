@@ -4,9 +4,10 @@ MRR@10 and success@1 counting another site's page with the same MedQuAD focus an
 the item's question type as relevant too (``*_same_question``,
 :func:`evaluation.selectors.same_question_urls`: MedQuAD's judgements name one page of several).
 
-Safety stages, the gate and the semantic cache are switched off here
-(``MEASUREMENT_OVERRIDES``) so every question reaches retrieval (this measures ranking, not
-refusals). Relevance: the golden set's expected urls with the project's
+Safety stages, CRAG, the gate and the semantic cache are switched off here
+(``MEASUREMENT_OVERRIDES``) so every question reaches retrieval and keeps its first ranking
+(this measures ranking, not refusals; since CRAG became a default on 2026-11-29 as well, so
+figures before and after compare). Relevance: the golden set's expected urls with the project's
 URL-prefix grades (``evaluation.metrics.retrieval``; relevant ⇔ grade ≥ 0.5).
 
 Run on a database that holds the corpus, e.g. the full MedQuAD plus the hospital-nl pages::
