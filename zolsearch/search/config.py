@@ -118,9 +118,8 @@ class PipelineConfig(BaseModel):
       the taxonomy graph pinned facts for: any condition, treatment or department it resolves,
       not only a routing question (its routing line leads the answer whatever the documents'
       confidence, and the documents' sentences follow unjudged by CRAG); graph-routed doctor
-      lookups are always skipped.
-      ``rerank_languages``: the languages the
-      reranker serves (from its calibration; empty: all): questions in others keep the fused
+      lookups are always skipped. ``rerank_languages``: the languages the reranker serves (from
+      its calibration; empty: all): questions in others keep the fused
       order and skip CRAG. ``named_hospital_first``: after reranking, the pages of the hospital
       the question names (by its web address) go before other hospitals' own pages
       (:func:`zolsearch.search.stages.rerank.named_hospital_first`).
@@ -162,8 +161,8 @@ class PipelineConfig(BaseModel):
     - Defaults chosen by ablation studies 3 (each stage against the default) and 4 (2^3 of
       reranker × CRAG × FILCO) in ``docs/EVALUATION.md``: CRAG off, FILCO on (pass rate 0.460 →
       0.667 on 1,003 questions). CRAG is on again since 2026-11-29, with its three bypasses,
-      chosen by reviewers' labels of the drafts ("CRAG judged by the labels"). The reranker (the ``RERANKER`` setting, ``features-lr`` by
-      default) was off after study 4 and is on since the gate's calibration per language and its
+      chosen by reviewers' labels of the drafts ("CRAG judged by the labels"). The reranker (the
+      ``RERANKER`` setting, ``features-lr`` by default) was off after study 4 and is on since the gate's calibration per language and its
       refit without ``priority``: NDCG@5 0.660 → 0.698 at an equal pass rate (McNemar p 0.20).
     - ``semantic_cache_enabled`` / ``semantic_cache_min_cosine``: serve a stored answer to a
       question whose vector has cosine ≥ the minimum with a cached one under the same
