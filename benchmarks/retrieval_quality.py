@@ -2,7 +2,10 @@
 NDCG@5 and R@10 of the fused (and reranked) top 10, under any configuration overrides; and
 MRR@10 and success@1 counting another site's page with the same MedQuAD focus and a QA pair of
 the item's question type as relevant too (``*_same_question``,
-:func:`evaluation.selectors.same_question_urls`: MedQuAD's judgements name one page of several).
+:func:`evaluation.selectors.same_question_urls`: MedQuAD's judgements name one page of several);
+with ``--qrels`` (every judged page, e.g. ``golden_build hospital-nl --qrels-out``), how much of
+the first 1 and 10 pages is judged and MRR@10 with unjudged pages removed
+(:func:`evaluation.metrics.retrieval.judged_only_at_k`: incomplete judgements).
 
 Safety stages, CRAG, the gate and the semantic cache are switched off here
 (``MEASUREMENT_OVERRIDES``) so every question reaches retrieval and keeps its first ranking
@@ -13,7 +16,8 @@ URL-prefix grades (``evaluation.metrics.retrieval``; relevant ⇔ grade ≥ 0.5)
 Run on a database that holds the corpus, e.g. the full MedQuAD plus the hospital-nl pages::
 
     EMBEDDED_PGDATA=.data/dev .venv/bin/python -m benchmarks.retrieval_quality \
-        --set .data/golden/hospital-nl.jsonl [--override language_boost=0.5 …] [--tag dev]
+        --set .data/golden/hospital-nl.jsonl [--override language_boost=0.5 …] [--tag dev] \
+        [--qrels .data/golden/hospital-nl.qrels]
 
 Results: printed, and ``docs/bench-results/retrieval_quality-<set>.json``.
 """
@@ -39,6 +43,19 @@ def main() -> None:
         "--misses", type=int, default=15, help="Questions not answered at rank 1 to print (default 15)."
     )
     parser.add_argument(
+        "--qrels",
+        type=Path,
+        default=None,
+        help="TREC qrels of every judged page (golden_build hospital-nl --qrels-out): adds judged@1, "
+        "judged@10 and mrr@10_judged_only (the ranking with unjudged pages removed).",
+    )
+    parser.add_argument(
+        "--relevant-grade",
+        type=int,
+        default=3,
+        help="With --qrels: the lowest grade that counts as relevant (default 3: hospital-nl's expected pages).",
+    )
+    parser.add_argument(
         "--detect-language",
         action="store_true",
         help="Send no language: the pipeline detects it, as for a patient whose client gives none.",
@@ -52,13 +69,18 @@ def main() -> None:
     django.setup()
     from benchmarks.common import percentile, results_write
     from evaluation.golden.io import golden_jsonl_load
-    from evaluation.metrics.retrieval import mrr, ndcg_at_k, recall_at_k
+    from evaluation.metrics.retrieval import judged_only_at_k, mrr, ndcg_at_k, recall_at_k
     from evaluation.selectors import same_question_urls
     from zolsearch.search.config import MEASUREMENT_OVERRIDES, pipeline_config_default
     from zolsearch.search.pipeline import SearchRequest, pipeline_run
+    from zolsearch.search.trec import trec_qrels_read
 
     items = [i for i in golden_jsonl_load(args.set) if i.expected_urls and (not args.tag or args.tag in i.tags)]
     config = pipeline_config_default().with_overrides(**MEASUREMENT_OVERRIDES).with_override_pairs(args.override)
+    qrels: dict[str, dict[str, int]] = {}
+    if args.qrels is not None:
+        with args.qrels.open(encoding="utf-8") as handle:
+            qrels = trec_qrels_read(handle)
     per_language: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
     misses = []
     timings: dict[str, list[float]] = defaultdict(list)
@@ -87,6 +109,9 @@ def main() -> None:
             "mrr@10_same_question": same or 0.0,
             "success@1_same_question": 1.0 if same == 1.0 else 0.0,
         }
+        judged = judged_only_at_k(ranked, qrels.get(item.qid, {}), relevant_min=args.relevant_grade) if qrels else None
+        if judged is not None:
+            scores.update(judged)
         for bucket in (item.language, "all", "non-nl" if item.language != "nl" else "nl-only"):
             for name, value in scores.items():
                 per_language[bucket][name].append(value)

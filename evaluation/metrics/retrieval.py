@@ -27,7 +27,7 @@ question has no expected urls (undefined, not zero), and raises ``ValueError`` f
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from urllib.parse import SplitResult, urlsplit, urlunsplit
 
 import ir_measures
@@ -288,3 +288,59 @@ def ndcg_trec_at_k(ranked: Sequence[str], expected: Sequence[str], *, k: int = 5
         return 0.0
     values = list(ir_measures.iter_calc([ir_measures.nDCG @ k], qrels, run))
     return float(values[0].value) if values else 0.0
+
+
+def judged_only_at_k(
+    ranked: Sequence[str], judgements: Mapping[str, int], *, relevant_min: int, k: int = 10
+) -> dict[str, float] | None:
+    """How far a ranking is judged, and its reciprocal rank over the judged pages only, for a
+    question whose judgements are incomplete (a page without a grade is unjudged, not known to
+    be irrelevant).
+
+    ``ranked``: retrieved urls, best first (repeats of a page after its first are dropped);
+    ``judgements``: url → integer grade of every judged page (0 and grades below
+    ``relevant_min`` are judged non-relevant); urls match after :func:`url_normalise`, exactly
+    (no sub-pages: a judged page is one page). Returns ``{"judged@1", "judged@k",
+    "mrr@k_judged_only"}`` in [0, 1]: the share of the first 1 and ``k`` distinct retrieved
+    pages that are judged (``Judged@k``, Buckley & Voorhees 2004; of the pages retrieved when
+    fewer than ``k``), and the reciprocal rank of
+    the first page graded ≥ ``relevant_min`` in the condensed list, the ranking with every
+    unjudged page removed first (trec_eval ``-J``; Sakai 2007, "Alternatives to Bpref"), cut at
+    ``k`` judged pages; ``judged@*`` are 0 for an empty ranking. Computed with ``ir_measures``
+    (its ``Judged`` and ``RR`` on the condensed run: its pytrec_eval backend has no judged-only
+    reciprocal rank). The condensed reciprocal rank is an upper bound of what complete judgements
+    would give: an unjudged page ranked above may be a wrong one. ``None`` when no judgement
+    has a grade ≥ ``relevant_min``. Raises ``ValueError`` for ``k < 1``.
+    """
+    _check_k(k)
+    Judged = ir_measures.Judged  # noqa: N806 (the measure's own name)
+    grades: dict[str, int] = {}
+    for url, grade in judgements.items():
+        if url.strip():
+            grades[url_normalise(url)] = int(grade)
+    if not any(g >= relevant_min for g in grades.values()):
+        return None
+    pages: list[str] = []
+    for url in ranked:
+        if url.strip() and (page := url_normalise(url)) not in pages:
+            pages.append(page)
+    if not pages:
+        return {"judged@1": 0.0, f"judged@{k}": 0.0, f"mrr@{k}_judged_only": 0.0}
+    qrels = [ir_measures.Qrel("q", url, grade) for url, grade in grades.items()]
+
+    def run_of(urls: list[str]) -> list[ir_measures.ScoredDoc]:
+        return [ir_measures.ScoredDoc("q", url, float(len(urls) - rank)) for rank, url in enumerate(urls)]
+
+    judged = {
+        str(m.measure): float(m.value) for m in ir_measures.iter_calc([Judged @ 1, Judged @ k], qrels, run_of(pages))
+    }
+    condensed = [url for url in pages if url in grades]  # what trec_eval -J ranks
+    reciprocal = 0.0
+    if condensed:
+        values = list(ir_measures.iter_calc([ir_measures.RR(rel=relevant_min) @ k], qrels, run_of(condensed)))
+        reciprocal = float(values[0].value) if values else 0.0
+    return {
+        "judged@1": judged.get(str(Judged @ 1), 0.0),
+        f"judged@{k}": judged.get(str(Judged @ k), 0.0),
+        f"mrr@{k}_judged_only": reciprocal,
+    }

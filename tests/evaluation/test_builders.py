@@ -515,3 +515,48 @@ def test_medquad_typos_misspell_one_focus_word_by_one_edit_the_same_way_every_ti
         assert len(runs) == 1 and len(runs[0][0]) >= 5 and runs[0][0].lower() in focus_words
     unnamed = builders.medquad_misspelled(items=[replace(original, expected_entities=("Not In The Question",))])
     assert unnamed == []
+
+
+# --- hospital-nl (real pages, read in place) ------------------------------------------------------
+HOSPITAL_NL = BASE.parent / "shared" / "data" / "hospital-nl"
+
+
+def test_hospital_nl_qrels_hold_every_grade_of_the_set() -> None:
+    """GIVEN shared/data/hospital-nl (111 questions, 239 grades: 185 of 3 and 54 of 1, by its
+    README) WHEN its qrels are built THEN every grade is a line, named as the golden items are,
+    and each item's expected pages are exactly its grade-3 lines."""
+    qrels = builders.hospital_nl_qrels(path=HOSPITAL_NL)
+    assert len(qrels) == 239
+    assert sum(q.grade == 3 for q in qrels) == 185 and sum(q.grade == 1 for q in qrels) == 54
+    by_qid: dict[str, dict[str, int]] = defaultdict(dict)
+    for qrel in qrels:
+        by_qid[qrel.qid][qrel.docno] = qrel.grade
+    items = builders.hospital_nl_golden(path=HOSPITAL_NL)
+    assert {i.qid for i in items} == set(by_qid)
+    for item in items:
+        assert set(item.expected_urls) == {url for url, grade in by_qid[item.qid].items() if grade == 3}, item.qid
+
+
+def test_golden_build_writes_hospital_nl_qrels_only_for_hospital_nl(tmp_path: Path) -> None:
+    """GIVEN the hospital-nl folder WHEN golden_build writes the set with --qrels-out THEN the
+    qrels file reads back with every judgement; --qrels-out with another kind is refused."""
+    from zolsearch.search.trec import trec_qrels_read
+
+    out, qrels = tmp_path / "hospital-nl.jsonl", tmp_path / "hospital-nl.qrels"
+    call_command(
+        "golden_build",
+        "hospital-nl",
+        "--source",
+        str(HOSPITAL_NL),
+        "--out",
+        str(out),
+        "--qrels-out",
+        str(qrels),
+        stdout=io.StringIO(),
+    )
+    with qrels.open(encoding="utf-8") as handle:
+        judged = trec_qrels_read(handle)
+    assert len(judged) == 111 and sum(len(pages) for pages in judged.values()) == 239
+    assert {i.qid for i in golden_jsonl_load(out)} == set(judged)
+    with pytest.raises(CommandError, match="hospital-nl only"):
+        call_command("golden_build", "ci", "--out", str(tmp_path / "ci.jsonl"), "--qrels-out", str(qrels))

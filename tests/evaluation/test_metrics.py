@@ -26,6 +26,7 @@ from evaluation.metrics.criteria import (
 from evaluation.metrics.retrieval import (
     PARTIAL_GRADE,
     SECTION_GRADE,
+    judged_only_at_k,
     mrr,
     ndcg_at_k,
     ndcg_trec_at_k,
@@ -192,6 +193,35 @@ def test_ndcg_edge_cases() -> None:
 
 
 # --- retrieval: MRR, precision, recall ----------------------------------------------------------
+
+
+def test_judged_only_removes_unjudged_pages_before_the_reciprocal_rank() -> None:
+    """Hand-computed: a ranking of four pages, two judged (the third graded 3, the fourth 1)."""
+    x, y, z, w = "https://a.org/x", "https://b.org/y", "https://c.org/z", "https://d.org/w"
+    judgements = {z: 3, w: 1}
+    # condensed list [z, w]: z first → RR 1; judged: 0 of the first page, 2 of the 4 retrieved
+    assert judged_only_at_k([x, y, z, w], judgements, relevant_min=3) == {
+        "judged@1": 0.0,
+        "judged@10": 0.5,
+        "mrr@10_judged_only": 1.0,
+    }
+    # condensed list [w, z]: the judged non-relevant page w stays ahead of z → RR 1/2
+    scores = judged_only_at_k([x, w, z], judgements, relevant_min=3)
+    assert scores is not None and scores["mrr@10_judged_only"] == pytest.approx(0.5)
+    assert scores["judged@10"] == pytest.approx(2 / 3)
+    # with grade 1 relevant, w counts: RR 1; the same page twice and "www."/slash forms are one page
+    scores = judged_only_at_k([x, w, w + "/", z], judgements, relevant_min=1)
+    assert scores is not None and scores["mrr@10_judged_only"] == 1.0 and scores["judged@10"] == pytest.approx(2 / 3)
+    # no relevant page judged: undefined; nothing retrieved: 0; judged pages beyond the cut: 0
+    assert judged_only_at_k([x], {w: 1}, relevant_min=3) is None
+    assert judged_only_at_k([], judgements, relevant_min=3) == {
+        "judged@1": 0.0,
+        "judged@10": 0.0,
+        "mrr@10_judged_only": 0.0,
+    }
+    assert judged_only_at_k([w, z], judgements, relevant_min=3, k=1) == {"judged@1": 1.0, "mrr@1_judged_only": 0.0}
+    with pytest.raises(ValueError):
+        judged_only_at_k([x], judgements, relevant_min=3, k=0)
 
 
 def test_mrr() -> None:

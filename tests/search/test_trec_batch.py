@@ -9,7 +9,16 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from zolsearch.search.models import Answer
-from zolsearch.search.trec import TrecFormatError, TrecHit, ranked_documents, trec_run_read, trec_run_write
+from zolsearch.search.trec import (
+    TrecFormatError,
+    TrecHit,
+    TrecQrel,
+    ranked_documents,
+    trec_qrels_read,
+    trec_qrels_write,
+    trec_run_read,
+    trec_run_write,
+)
 
 
 def test_trec_round_trip_and_format() -> None:
@@ -35,6 +44,22 @@ def test_trec_writer_refuses_fields_that_break_the_format(bad: TrecHit) -> None:
 def test_trec_reader_names_the_bad_line() -> None:
     with pytest.raises(TrecFormatError, match="line 2"):
         trec_run_read(io.StringIO("q1 Q0 d 1 0.5 t\nq1 d 2 0.4 t\n"))
+
+
+def test_trec_qrels_round_trip_and_format() -> None:
+    qrels = [TrecQrel("hospital-nl:h001", "https://www.uzgent.be/parkeren", 3), TrecQrel("hospital-nl:h001", "d2", 0)]
+    buffer = io.StringIO()
+    assert trec_qrels_write(qrels, buffer) == 2
+    assert buffer.getvalue().splitlines()[0] == "hospital-nl:h001 0 https://www.uzgent.be/parkeren 3"
+    buffer.seek(0)
+    assert trec_qrels_read(buffer) == {"hospital-nl:h001": {"https://www.uzgent.be/parkeren": 3, "d2": 0}}
+    for bad in (TrecQrel("q 1", "d", 1), TrecQrel("q", "", 1), TrecQrel("q", "d", -1)):
+        with pytest.raises(TrecFormatError):
+            trec_qrels_write([bad], io.StringIO())
+    with pytest.raises(TrecFormatError, match="line 2"):
+        trec_qrels_read(io.StringIO("q1 0 d 1\nq1 0 d\n"))
+    with pytest.raises(TrecFormatError, match="line 1"):
+        trec_qrels_read(io.StringIO("q1 0 d high\n"))
 
 
 def test_ranked_documents_keeps_each_document_at_its_best_rank() -> None:

@@ -1,4 +1,5 @@
-"""TREC run files (trec_eval's format): ``qid Q0 docno rank score tag``, one line per hit.
+"""TREC run files (trec_eval's format): ``qid Q0 docno rank score tag``, one line per hit; and
+qrels files, ``qid 0 docno grade``, one line per judgement.
 
 Ranks start at 1 and scores decrease down each query's list, which is what trec_eval sorts on
 (it reads the score, not the rank; ties are broken by docno, so :func:`ranked_documents`
@@ -30,14 +31,20 @@ class TrecHit:
     tag: str
 
 
+def _fields_check(record: object, names: tuple[str, ...]) -> None:
+    """Raise :class:`TrecFormatError` when a field of ``record`` named in ``names`` is empty or
+    holds whitespace (the format splits on it)."""
+    for name in names:
+        if not _NO_SPACE.match(getattr(record, name)):
+            raise TrecFormatError(f"TREC {name} must be non-empty without whitespace: {getattr(record, name)!r}")
+
+
 def trec_run_write(hits: Iterable[TrecHit], handle: TextIO) -> int:
     """Write ``hits`` in order; returns the number of lines. Raises :class:`TrecFormatError`
     when a qid, docno or tag is empty or contains whitespace, or a rank is < 1."""
     lines = 0
     for hit in hits:
-        for name in ("qid", "docno", "tag"):
-            if not _NO_SPACE.match(getattr(hit, name)):
-                raise TrecFormatError(f"TREC {name} must be non-empty without whitespace: {getattr(hit, name)!r}")
+        _fields_check(hit, ("qid", "docno", "tag"))
         if hit.rank < 1:
             raise TrecFormatError(f"TREC rank must be ≥ 1, got {hit.rank}")
         handle.write(f"{hit.qid} Q0 {hit.docno} {hit.rank} {hit.score:.6f} {hit.tag}\n")
@@ -59,6 +66,46 @@ def trec_run_read(handle: TextIO) -> list[TrecHit]:
         except ValueError as exc:
             raise TrecFormatError(f"line {number}: {exc}") from exc
     return hits
+
+
+@dataclass(frozen=True)
+class TrecQrel:
+    """One judgement: document ``docno`` has integer ``grade`` (0 non-relevant) for ``qid``."""
+
+    qid: str
+    docno: str
+    grade: int
+
+
+def trec_qrels_write(qrels: Iterable[TrecQrel], handle: TextIO) -> int:
+    """Write ``qrels`` as trec_eval reads them (``qid 0 docno grade``), in order; returns the
+    number of lines. Raises :class:`TrecFormatError` when a qid or docno is empty or contains
+    whitespace, or a grade is negative."""
+    lines = 0
+    for qrel in qrels:
+        _fields_check(qrel, ("qid", "docno"))
+        if qrel.grade < 0:
+            raise TrecFormatError(f"TREC grade must be ≥ 0, got {qrel.grade}")
+        handle.write(f"{qrel.qid} 0 {qrel.docno} {qrel.grade}\n")
+        lines += 1
+    return lines
+
+
+def trec_qrels_read(handle: TextIO) -> dict[str, dict[str, int]]:
+    """Parse a qrels file into ``{qid: {docno: grade}}`` (a repeated judgement: the last wins).
+    Raises :class:`TrecFormatError` with the line number on a bad line."""
+    qrels: dict[str, dict[str, int]] = {}
+    for number, line in enumerate(handle, start=1):
+        if not line.strip():
+            continue
+        parts = line.split()
+        if len(parts) != 4:
+            raise TrecFormatError(f"line {number}: expected 'qid iteration docno grade', got {line.strip()!r}")
+        try:
+            qrels.setdefault(parts[0], {})[parts[2]] = int(parts[3])
+        except ValueError as exc:
+            raise TrecFormatError(f"line {number}: {exc}") from exc
+    return qrels
 
 
 def ranked_documents(chunk_scores: Sequence[dict[str, object]], *, k: int) -> list[tuple[str, float]]:

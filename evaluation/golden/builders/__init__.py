@@ -15,7 +15,7 @@ Sources and licences (also in ``data/golden/README.md``):
 
 from evaluation.golden.builders.ci import CI_SAMPLE_QIDS, ci_golden
 from evaluation.golden.builders.common import CI_MEDQUAD_COUNT, CI_SEED, HELDOUT_PERCENT, MEDSAFETY_NOTE_CHARS, SPLITS
-from evaluation.golden.builders.hospital_nl import hospital_nl_golden, hospital_nl_split_of
+from evaluation.golden.builders.hospital_nl import hospital_nl_golden, hospital_nl_qrels, hospital_nl_split_of
 from evaluation.golden.builders.medquad import (
     PARAPHRASES,
     medquad_golden,
@@ -33,6 +33,7 @@ __all__ = [
     "CI_SAMPLE_QIDS",
     "CI_SEED",
     "hospital_nl_golden",
+    "hospital_nl_qrels",
     "hospital_nl_split_of",
     "HELDOUT_PERCENT",
     "MEDSAFETY_NOTE_CHARS",

@@ -12,8 +12,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from core.jsonl import jsonl_objects
 from evaluation.golden.builders.common import _hash_int
 from evaluation.golden.io import GoldenItem
+from zolsearch.search.trec import TrecQrel
 
 # Share of questions (by hash of the qid) in the dev split, in percent; the rest is held out.
 HOSPITAL_NL_DEV_PERCENT = 50
@@ -60,3 +62,22 @@ def hospital_nl_golden(*, path: Path) -> list[GoldenItem]:
         except (KeyError, TypeError, ValueError) as exc:
             raise ValueError(f"{questions}:{number}: {exc}") from exc
     return items
+
+
+def hospital_nl_qrels(*, path: Path) -> list[TrecQrel]:
+    """Every judgement of ``path/questions.jsonl`` (or that file) as TREC qrels, in file order:
+    ``qid`` = ``hospital-nl:<qid>`` (as :func:`hospital_nl_golden` names the items), ``docno``
+    = the page's url as the set gives it, ``grade`` = its grade (3 answers directly, 1 related).
+    A page without a grade is unjudged (the README: judgements are not exhaustive), so it has no
+    line. Raises ``ValueError`` when the file is missing or a line lacks a field."""
+    questions = path / "questions.jsonl" if path.is_dir() else path
+    if not questions.is_file():
+        raise ValueError(f"no questions.jsonl at {path}")
+    qrels = []
+    for number, row in jsonl_objects(questions):
+        try:
+            grades = dict(row["grades"])  # type: ignore[call-overload]
+            qrels += [TrecQrel(f"hospital-nl:{row['qid']}", str(url), int(grade)) for url, grade in grades.items()]
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ValueError(f"{questions}:{number}: {exc}") from exc
+    return qrels

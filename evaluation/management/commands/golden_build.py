@@ -4,7 +4,9 @@ Kinds and their input (``--source``):
 
 - ``medquad``: a MedQuAD folder; needs ``--split dev|heldout``; ``--limit`` questions, ``--seed``.
 - ``hospital-nl``: the ``hospital-nl`` folder (real hospital pages; write the set outside the
-  repository, e.g. ``.data/golden/hospital-nl.jsonl``: the pages' texts are never committed).
+  repository, e.g. ``.data/golden/hospital-nl.jsonl``: the pages' texts are never committed);
+  ``--qrels-out FILE`` also writes every judgement (grades 3 and 1) as TREC qrels, for the
+  judged-only figures of ``benchmarks.retrieval_quality --qrels``.
 - ``rivm``: the RIVM ``Corona_FAQ.xlsx`` workbook.
 - ``medsafetybench``: the folder of MedSafetyBench CSVs (or one CSV); ``--limit`` per category.
 - ``sample-hospital``: no input (hand-written questions over the invented SAMPLE hospital).
@@ -25,6 +27,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from evaluation.golden import builders
 from evaluation.golden.io import GoldenItem, golden_jsonl_load, golden_jsonl_write
 from ingestion.connectors import ConnectorError
+from zolsearch.search.trec import trec_qrels_write
 
 KINDS = (
     "medquad",
@@ -62,6 +65,11 @@ class Command(BaseCommand):
         parser.add_argument(
             "--language", choices=("en", "nl"), default="en", help="paraphrase: the language of the paraphrases."
         )
+        parser.add_argument(
+            "--qrels-out",
+            default=None,
+            help="hospital-nl: also write every judgement (grades 3 and 1) as TREC qrels to this file.",
+        )
 
     def handle(self, *args: object, **options: Any) -> None:
         kind = str(options["kind"])
@@ -79,6 +87,11 @@ class Command(BaseCommand):
                 raise CommandError(f"--limit applies to {' and '.join(sorted(TAKES_LIMIT))} only, not {kind}")
             if not isinstance(limit, int) or limit < 1:
                 raise CommandError("--limit must be a positive number")
+        qrels_out = Path(str(options["qrels_out"])) if options.get("qrels_out") else None
+        if qrels_out is not None and kind != "hospital-nl":
+            raise CommandError(f"--qrels-out applies to hospital-nl only, not {kind}")
+        if qrels_out is not None and not qrels_out.parent.is_dir():
+            raise CommandError(f"--qrels-out folder does not exist: {qrels_out.parent}")
         if not out.parent.is_dir():
             raise CommandError(f"--out folder does not exist: {out.parent}")
         if out.is_dir():
@@ -100,6 +113,11 @@ class Command(BaseCommand):
         with out.open("w", encoding="utf-8") as handle:
             count = golden_jsonl_write(items, handle)
         self.stdout.write(self.style.SUCCESS(f"Wrote {count} {kind} questions to {out}"))
+        if qrels_out is not None:
+            assert source is not None
+            with qrels_out.open("w", encoding="utf-8") as handle:
+                judgements = trec_qrels_write(builders.hospital_nl_qrels(path=source), handle)
+            self.stdout.write(self.style.SUCCESS(f"Wrote {judgements} judgements to {qrels_out}"))
 
     @staticmethod
     def _source(kind: str, value: object) -> Path | None:
