@@ -45,10 +45,20 @@ def main() -> None:
     parser.add_argument(
         "--qrels",
         type=Path,
-        default=None,
-        help="TREC qrels of every judged page (golden_build hospital-nl --qrels-out): adds judged@1, "
-        "judged@10 and mrr@10_judged_only (the ranking with unjudged pages removed).",
+        action="append",
+        default=[],
+        help="Judged pages: TREC qrels (golden_build hospital-nl --qrels-out) or a graded pool file (.csv, "
+        "--pool-out filled in); repeatable. Adds judged@1, judged@10, mrr@10_judged_only (unjudged pages "
+        "removed) and mrr@10_qrels (unjudged pages non-relevant).",
     )
+    parser.add_argument(
+        "--pool-out",
+        type=Path,
+        default=None,
+        help="With --qrels: write the unjudged pages among each question's first --pool-depth pages "
+        "as a CSV for evaluators to grade.",
+    )
+    parser.add_argument("--pool-depth", type=int, default=3, help="Pages per question to pool (default 3).")
     parser.add_argument(
         "--relevant-grade",
         type=int,
@@ -69,6 +79,7 @@ def main() -> None:
     django.setup()
     from benchmarks.common import percentile, results_write
     from evaluation.golden.io import golden_jsonl_load
+    from evaluation.golden.pool import PoolRow, pool_judgements_read, pool_rows, pool_write
     from evaluation.metrics.retrieval import judged_only_at_k, mrr, ndcg_at_k, recall_at_k
     from evaluation.selectors import same_question_urls
     from zolsearch.search.config import MEASUREMENT_OVERRIDES, pipeline_config_default
@@ -77,10 +88,18 @@ def main() -> None:
 
     items = [i for i in golden_jsonl_load(args.set) if i.expected_urls and (not args.tag or args.tag in i.tags)]
     config = pipeline_config_default().with_overrides(**MEASUREMENT_OVERRIDES).with_override_pairs(args.override)
-    qrels: dict[str, dict[str, int]] = {}
-    if args.qrels is not None:
-        with args.qrels.open(encoding="utf-8") as handle:
-            qrels = trec_qrels_read(handle)
+    if args.pool_out is not None and not args.qrels:
+        parser.error("--pool-out needs --qrels (the judgements the pool leaves out)")
+    qrels: dict[str, dict[str, int]] = defaultdict(dict)
+    for path in args.qrels:
+        if path.suffix.lower() == ".csv":
+            judgements = pool_judgements_read(path)
+        else:
+            with path.open(encoding="utf-8") as handle:
+                judgements = trec_qrels_read(handle)
+        for qid, grades in judgements.items():
+            qrels[qid].update(grades)
+    pool: list[PoolRow] = []
     per_language: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
     misses = []
     timings: dict[str, list[float]] = defaultdict(list)
@@ -112,6 +131,8 @@ def main() -> None:
         judged = judged_only_at_k(ranked, qrels.get(item.qid, {}), relevant_min=args.relevant_grade) if qrels else None
         if judged is not None:
             scores.update(judged)
+        if args.pool_out is not None:
+            pool += pool_rows(item.qid, item.question, state, qrels.get(item.qid, {}), depth=args.pool_depth)
         for bucket in (item.language, "all", "non-nl" if item.language != "nl" else "nl-only"):
             for name, value in scores.items():
                 per_language[bucket][name].append(value)
@@ -130,6 +151,8 @@ def main() -> None:
     if not args.quiet:
         for miss in misses[: args.misses]:
             print("miss", miss)
+    if args.pool_out is not None:
+        print(f"pool: {pool_write(pool, args.pool_out)} unjudged pages written to {args.pool_out}")
     suffix = "" if not args.override else "-" + "-".join(sorted(o.replace("=", "_") for o in args.override))[:80]
     suffix += "-detected" if args.detect_language else ""
     results_write(

@@ -293,15 +293,15 @@ def ndcg_trec_at_k(ranked: Sequence[str], expected: Sequence[str], *, k: int = 5
 def judged_only_at_k(
     ranked: Sequence[str], judgements: Mapping[str, int], *, relevant_min: int, k: int = 10
 ) -> dict[str, float] | None:
-    """How far a ranking is judged, and its reciprocal rank over the judged pages only, for a
-    question whose judgements are incomplete (a page without a grade is unjudged, not known to
+    """How far a ranking is judged, and its reciprocal rank over the judged pages only and over
+    every page, for a question whose judgements are incomplete (a page without a grade is unjudged, not known to
     be irrelevant).
 
     ``ranked``: retrieved urls, best first (repeats of a page after its first are dropped);
     ``judgements``: url → integer grade of every judged page (0 and grades below
     ``relevant_min`` are judged non-relevant); urls match after :func:`url_normalise`, exactly
     (no sub-pages: a judged page is one page). Returns ``{"judged@1", "judged@k",
-    "mrr@k_judged_only"}`` in [0, 1]: the share of the first 1 and ``k`` distinct retrieved
+    "mrr@k_judged_only", "mrr@k_qrels"}`` in [0, 1]: the share of the first 1 and ``k`` distinct retrieved
     pages that are judged (``Judged@k``, Buckley & Voorhees 2004; of the pages retrieved when
     fewer than ``k``), and the reciprocal rank of
     the first page graded ≥ ``relevant_min`` in the condensed list, the ranking with every
@@ -309,7 +309,9 @@ def judged_only_at_k(
     ``k`` judged pages; ``judged@*`` are 0 for an empty ranking. Computed with ``ir_measures``
     (its ``Judged`` and ``RR`` on the condensed run: its pytrec_eval backend has no judged-only
     reciprocal rank). The condensed reciprocal rank is an upper bound of what complete judgements
-    would give: an unjudged page ranked above may be a wrong one. ``None`` when no judgement
+    would give: an unjudged page ranked above may be a wrong one. ``mrr@k_qrels``: the plain
+    reciprocal rank against the same judgements (an unjudged page counts as non-relevant: the
+    lower bound), which rises as pooled pages are graded. ``None`` when no judgement
     has a grade ≥ ``relevant_min``. Raises ``ValueError`` for ``k < 1``.
     """
     _check_k(k)
@@ -325,7 +327,7 @@ def judged_only_at_k(
         if url.strip() and (page := url_normalise(url)) not in pages:
             pages.append(page)
     if not pages:
-        return {"judged@1": 0.0, f"judged@{k}": 0.0, f"mrr@{k}_judged_only": 0.0}
+        return {"judged@1": 0.0, f"judged@{k}": 0.0, f"mrr@{k}_judged_only": 0.0, f"mrr@{k}_qrels": 0.0}
     qrels = [ir_measures.Qrel("q", url, grade) for url, grade in grades.items()]
 
     def run_of(urls: list[str]) -> list[ir_measures.ScoredDoc]:
@@ -339,8 +341,10 @@ def judged_only_at_k(
     if condensed:
         values = list(ir_measures.iter_calc([ir_measures.RR(rel=relevant_min) @ k], qrels, run_of(condensed)))
         reciprocal = float(values[0].value) if values else 0.0
+    full = list(ir_measures.iter_calc([ir_measures.RR(rel=relevant_min) @ k], qrels, run_of(pages)))
     return {
         "judged@1": judged.get(str(Judged @ 1), 0.0),
         f"judged@{k}": judged.get(str(Judged @ k), 0.0),
         f"mrr@{k}_judged_only": reciprocal,
+        f"mrr@{k}_qrels": float(full[0].value) if full else 0.0,
     }

@@ -199,12 +199,11 @@ def test_judged_only_removes_unjudged_pages_before_the_reciprocal_rank() -> None
     """Hand-computed: a ranking of four pages, two judged (the third graded 3, the fourth 1)."""
     x, y, z, w = "https://a.org/x", "https://b.org/y", "https://c.org/z", "https://d.org/w"
     judgements = {z: 3, w: 1}
-    # condensed list [z, w]: z first → RR 1; judged: 0 of the first page, 2 of the 4 retrieved
-    assert judged_only_at_k([x, y, z, w], judgements, relevant_min=3) == {
-        "judged@1": 0.0,
-        "judged@10": 0.5,
-        "mrr@10_judged_only": 1.0,
-    }
+    # condensed list [z, w]: z first → RR 1; judged: 0 of the first page, 2 of the 4 retrieved;
+    # the full list has z third → RR 1/3 (unjudged pages counted non-relevant)
+    assert judged_only_at_k([x, y, z, w], judgements, relevant_min=3) == pytest.approx(
+        {"judged@1": 0.0, "judged@10": 0.5, "mrr@10_judged_only": 1.0, "mrr@10_qrels": 1 / 3}
+    )
     # condensed list [w, z]: the judged non-relevant page w stays ahead of z → RR 1/2
     scores = judged_only_at_k([x, w, z], judgements, relevant_min=3)
     assert scores is not None and scores["mrr@10_judged_only"] == pytest.approx(0.5)
@@ -218,8 +217,13 @@ def test_judged_only_removes_unjudged_pages_before_the_reciprocal_rank() -> None
         "judged@1": 0.0,
         "judged@10": 0.0,
         "mrr@10_judged_only": 0.0,
+        "mrr@10_qrels": 0.0,
     }
-    assert judged_only_at_k([w, z], judgements, relevant_min=3, k=1) == {"judged@1": 1.0, "mrr@1_judged_only": 0.0}
+    assert judged_only_at_k([w, z], judgements, relevant_min=3, k=1) == {
+        "judged@1": 1.0,
+        "mrr@1_judged_only": 0.0,
+        "mrr@1_qrels": 0.0,
+    }
     with pytest.raises(ValueError):
         judged_only_at_k([x], judgements, relevant_min=3, k=0)
 
