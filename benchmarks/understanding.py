@@ -12,6 +12,11 @@ index): ``EMBEDDED_PGDATA=.data/dev .venv/bin/python -m benchmarks.understanding
 medquad-heldout medquad-heldout-para-nl medquad-heldout-noisy``; results in
 ``docs/bench-results/understanding_focus.json``.
 
+Question type of the golden sets' messages (:func:`qtype_accuracy`: the whole message's against
+the question sentence's, as the pipeline reads it): ``.venv/bin/python -m benchmarks.understanding
+qtype medquad-dev-noisy medquad-heldout-noisy``; results in
+``docs/bench-results/understanding_qtype.json``. Needs no database.
+
 Follow-up resolution (:func:`followup_accuracy`, also part of the run above; alone, printing
 only: ``.venv/bin/python -m benchmarks.understanding followups``): the decision's accuracy on
 ``data/understanding/followups.jsonl``, and for the labelled follow-ups the share whose resolved
@@ -227,8 +232,55 @@ def focus_accuracy(set_names: list[str]) -> dict[str, object]:
     return {"sets": sets, "labelled": labelled, "misses": misses}
 
 
+def qtype_accuracy(set_names: list[str]) -> dict[str, object]:
+    """Question-type accuracy on golden sets (``data/golden/<name>.jsonl``; rows whose category
+    is a MedQuAD question type, the type of the question they were written from), per set and
+    language: ``message`` = the type of the whole message (:meth:`UnderstandingModel.understand`),
+    ``asked`` = the type the pipeline uses with ``qtype_question_sentence``
+    (:meth:`UnderstandingModel.qtype_asked`); ``several_sentences`` = share of messages with a
+    question sentence beside other sentences. Needs no database. Returns ``{set: {bucket: {"n",
+    "message", "asked", "several_sentences"}}}`` (shares in [0, 1])."""
+    from core.providers.embeddings import embedding_provider_get
+    from zolsearch.search.focus import question_sentence
+    from zolsearch.search.understanding import QTYPES, understanding_model_get
+
+    provider = embedding_provider_get()
+    model = understanding_model_get(provider)
+    report: dict[str, object] = {}
+    for name in set_names:
+        cells: dict[str, dict[str, list[int]]] = defaultdict(lambda: defaultdict(list))
+        for line in (BASE_DIR / "data" / "golden" / f"{name}.jsonl").read_text(encoding="utf-8").splitlines():
+            row = json.loads(line) if line.strip() else None
+            if not row or row.get("must_refuse") or row.get("category") not in QTYPES:
+                continue
+            text, language = row["question"], row["language"]
+            understood = model.understand(text=text, vector=provider.embed_query(text), language=language)
+            asked, _ = model.qtype_asked(understood=understood, message=text, provider=provider)
+            for bucket in ("all", language):
+                cells[bucket]["message"].append(int(understood.qtype == row["category"]))
+                cells[bucket]["asked"].append(int(asked == row["category"]))
+                cells[bucket]["several_sentences"].append(int(bool(question_sentence(text))))
+        report[name] = {
+            b: {"n": len(v["asked"]), **{k: round(sum(x) / len(x), 3) for k, x in v.items()}}
+            for b, v in sorted(cells.items())
+        }
+    return report
+
+
 if __name__ == "__main__":
-    if sys.argv[1:2] == ["focus"]:
+    if sys.argv[1:2] == ["qtype"]:
+        os.environ.setdefault("DJANGO_SETTINGS_MODULE", "zolsearch.settings")
+        sys.path.insert(0, str(BASE_DIR))
+        import django
+
+        django.setup()
+        from benchmarks.common import results_write
+
+        names = sys.argv[2:] or ["medquad-dev-noisy", "medquad-heldout-noisy"]
+        qtypes = qtype_accuracy(names)
+        print("question type, golden sets:", json.dumps(qtypes, indent=1))
+        print("wrote", results_write("understanding_qtype", {"sets_asked": names, "sets": qtypes}))
+    elif sys.argv[1:2] == ["focus"]:
         os.environ.setdefault("DJANGO_SETTINGS_MODULE", "zolsearch.settings")
         sys.path.insert(0, str(BASE_DIR))
         import django

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from core.providers.embeddings import embedding_provider_get
-from zolsearch.search.config import pipeline_config_default
+from zolsearch.search.config import MEASUREMENT_OVERRIDES, pipeline_config_default
 from zolsearch.search.contract import Intent
 from zolsearch.search.pipeline import SearchRequest, pipeline_run
 from zolsearch.search.understanding import QTYPES, labelled_queries, query_reduce, understanding_model_get
@@ -133,3 +133,38 @@ def test_the_reduced_query_keeps_short_words_with_a_digit() -> None:
         language="nl",
     ).split()
     assert "5q" in reduced and "syndroom" in reduced and "ze" not in reduced
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("message", "language"),
+    [
+        (
+            "hoe wordt de ziekte van crohn behandeld? mijn zoon heeft sinds maanden buikpijn en diarree en is erg vermagerd",
+            "nl",
+        ),
+        ("how is gout treated? my big toe is red and swollen and hurts a lot at night", "en"),
+    ],
+)
+def test_the_question_type_is_read_from_the_question_sentence(message: str, language: str) -> None:
+    """GIVEN a message written for this test whose story names symptoms after a question about
+    treatment WHEN it is searched THEN the question type is the question sentence's (treatment,
+    as the classifier reads that sentence alone) and the trace shows it; without the flag it is
+    the whole message's, another type (the story pulls it away); a one-sentence question gets
+    the same type either way. Safety stages off: a story of pain may be routed before
+    understanding runs, and this is about understanding."""
+    config = pipeline_config_default().with_overrides(**MEASUREMENT_OVERRIDES)
+    state = pipeline_run(request=SearchRequest(question=message, language=language), config=config)
+    assert state.qtype == "treatment" and state.trace.understanding.qtype == "treatment"
+    off = pipeline_run(
+        request=SearchRequest(question=message, language=language),
+        config=config.with_overrides(qtype_question_sentence=False),
+    )
+    assert off.qtype != "treatment"
+    single = message.split("?")[0] + "?"
+    on_single = pipeline_run(request=SearchRequest(question=single, language=language), config=config)
+    off_single = pipeline_run(
+        request=SearchRequest(question=single, language=language),
+        config=config.with_overrides(qtype_question_sentence=False),
+    )
+    assert on_single.qtype == off_single.qtype == "treatment"

@@ -229,6 +229,27 @@ class UnderstandingModel:
         )
         return self
 
+    def qtype_asked(self, *, understood: Understanding, message: str, provider: EmbeddingProvider) -> tuple[str, float]:
+        """``(MedQuAD question type, its probability in [0, 1])`` of a message: the type of its
+        question sentence alone (:func:`zolsearch.search.focus.question_sentence`, embedded
+        with ``provider``, the one the model was fitted with) when the message has one and the
+        classifier is at least as sure of that type as of the whole message's
+        (``understood``: :meth:`understand` of ``message``), else the whole message's. Why: the
+        type is asked in the question sentence, and a story's sentences pull the whole
+        message's type elsewhere ("waardoor krijg je de ziekte van von willebrand? ik bloed
+        heel lang na een tandarts" read as symptoms); measured in docs/EVALUATION.md, "The
+        question type from the question sentence". Raises ``EmbeddingUnavailable`` when the
+        sentence cannot be embedded."""
+        from zolsearch.search.focus import question_sentence  # focus imports glossary, spelling …
+
+        sentence = question_sentence(message)
+        if not sentence:
+            return understood.qtype, understood.qtype_confidence
+        qtype, probability = self.qtype.predict_best([sentence], provider.embed_query(sentence).reshape(1, -1))[0]
+        if probability >= understood.qtype_confidence:
+            return qtype, probability
+        return understood.qtype, understood.qtype_confidence
+
     def understand(self, *, text: str, vector: np.ndarray, language: str) -> Understanding:
         """Intent, question type and reduced query of one question (``vector``: its ``(d,)``
         query vector of the provider the model was fitted with)."""

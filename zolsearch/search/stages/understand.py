@@ -15,7 +15,13 @@ from core.text import text_normalise
 from taxonomy.models import Entity
 from taxonomy.selectors import concept_synonyms
 from zolsearch.search.contract import Intent, UnderstandingTrace
-from zolsearch.search.focus import Focus, focus_link, medquad_focus, medquad_spelling, medquad_words
+from zolsearch.search.focus import (
+    Focus,
+    focus_link,
+    medquad_focus,
+    medquad_spelling,
+    medquad_words,
+)
 from zolsearch.search.glossary import (
     TARGET_LANGUAGE,
     Rendering,
@@ -233,16 +239,24 @@ class QueryUnderstandingStage(Stage):
             # Understanding helps ranking; without it the question is still searched as typed.
             logger.warning("query understanding unavailable, searching the question as typed: %s", exc)
             return
+        qtype, qtype_confidence = understood.qtype, understood.qtype_confidence
+        if state.config.qtype_question_sentence:
+            try:
+                qtype, qtype_confidence = model.qtype_asked(
+                    understood=understood, message=state.question, provider=state.provider
+                )
+            except EmbeddingUnavailable as exc:
+                logger.warning("question sentence not embedded, the message's question type kept: %s", exc)
         state.trace.understanding = UnderstandingTrace(
             intent=understood.intent,
             intent_confidence=understood.intent_confidence,
-            qtype=understood.qtype,
-            qtype_confidence=understood.qtype_confidence,
+            qtype=qtype,
+            qtype_confidence=qtype_confidence,
             reduced=understood.reduced if state.config.reduced_query_enabled else "",
         )
         _focus_set(state, focus_link(question=state.question, resolution=state.resolution, language=state.language))
         corrections = _spelling_focus(state) if state.language in state.config.spelling_correction_languages else []
-        state.qtype = understood.qtype
+        state.qtype = qtype
         if state.intent == Intent.GENERAL and understood.intent_confidence >= state.config.understanding_intent_min:
             state.intent = Intent(understood.intent)
             state.intent_probabilities = dict(understood.intent_probabilities)
