@@ -237,12 +237,12 @@ def qtype_accuracy(set_names: list[str]) -> dict[str, object]:
     is a MedQuAD question type, the type of the question they were written from), per set and
     language: ``message`` = the type of the whole message (:meth:`UnderstandingModel.understand`),
     ``asked`` = the type the pipeline uses with ``qtype_question_sentence``
-    (:meth:`UnderstandingModel.qtype_asked`); ``several_sentences`` = share of messages with a
+    (:func:`zolsearch.search.understanding.understanding_as_asked`); ``several_sentences`` = share of messages with a
     question sentence beside other sentences. Needs no database. Returns ``{set: {bucket: {"n",
     "message", "asked", "several_sentences"}}}`` (shares in [0, 1])."""
     from core.providers.embeddings import embedding_provider_get
     from zolsearch.search.focus import question_sentence
-    from zolsearch.search.understanding import QTYPES, understanding_model_get
+    from zolsearch.search.understanding import QTYPES, understanding_as_asked, understanding_model_get
 
     provider = embedding_provider_get()
     model = understanding_model_get(provider)
@@ -255,7 +255,8 @@ def qtype_accuracy(set_names: list[str]) -> dict[str, object]:
                 continue
             text, language = row["question"], row["language"]
             understood = model.understand(text=text, vector=provider.embed_query(text), language=language)
-            asked, _ = model.qtype_asked(understood=understood, message=text, provider=provider)
+            sentence = model.asked(message=text, provider=provider, language=language)
+            asked = understanding_as_asked(understood, sentence, intent=False, qtype=True).qtype
             for bucket in ("all", language):
                 cells[bucket]["message"].append(int(understood.qtype == row["category"]))
                 cells[bucket]["asked"].append(int(asked == row["category"]))

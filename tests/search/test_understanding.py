@@ -168,3 +168,24 @@ def test_the_question_type_is_read_from_the_question_sentence(message: str, lang
         config=config.with_overrides(qtype_question_sentence=False),
     )
     assert on_single.qtype == off_single.qtype == "treatment"
+
+
+@pytest.mark.django_db
+def test_the_intent_is_read_from_the_question_sentence() -> None:
+    """GIVEN a message written for this test that asks where to park and tells of a mother's
+    cancer treatment WHEN it is searched THEN the intent is practical_info with the question
+    sentence's probability, higher than the whole message's (the story spreads it over medical
+    intents), so the routing share that weighs the hospital's own pages rises; without the flag
+    the whole message's probabilities are kept."""
+    message = (
+        "waar kan ik parkeren bij het ziekenhuis? mijn moeder heeft borstkanker en moet elke week naar de chemotherapie"
+    )
+    config = pipeline_config_default().with_overrides(**MEASUREMENT_OVERRIDES)
+    on = pipeline_run(request=SearchRequest(question=message, language="nl"), config=config)
+    off = pipeline_run(
+        request=SearchRequest(question=message, language="nl"),
+        config=config.with_overrides(intent_question_sentence=False),
+    )
+    assert on.intent == off.intent == Intent.PRACTICAL_INFO
+    assert on.trace.understanding.intent_confidence > off.trace.understanding.intent_confidence
+    assert on.intent_probabilities["practical_info"] > off.intent_probabilities["practical_info"]

@@ -127,10 +127,11 @@ class PipelineConfig(BaseModel):
       classifier's intent is used when the graph implies none and its probability is ≥
       ``understanding_intent_min``. ``reduced_query_enabled``: long messages are searched with
       their reduced query (BM25 and a second query vector for dense retrieval).
-      ``qtype_question_sentence``: for a message of several sentences, the question type is
-      also read from its question sentence (:func:`zolsearch.search.focus.question_sentence`)
-      alone, and taken from there when the classifier is at least as sure of it (a story
-      sentence, "ik bloed heel lang na een tandarts", otherwise pulls the type to symptoms).
+      ``qtype_question_sentence`` / ``intent_question_sentence``: for a message of several
+      sentences, the question type / the intent is also read from its question sentence
+      (:func:`zolsearch.search.focus.question_sentence`) alone, and taken from there when the
+      classifier is at least as sure of it (a story sentence, "ik bloed heel lang na een
+      tandarts", otherwise pulls the type to symptoms; one query embedding more for both).
       ``focus_expansion_enabled``: a MedQuAD focus the question names another way (a UMLS
       synonym, or a Dutch spelling or misspelling through the fuzzy match) is added to the text
       BM25 and the reranker search. ``snomed_expansion_enabled``: for a taxonomy entity the
@@ -235,6 +236,7 @@ class PipelineConfig(BaseModel):
     understanding_intent_min: float = Field(default=0.0, ge=0.0, le=1.0)
     reduced_query_enabled: bool = True
     qtype_question_sentence: bool = True
+    intent_question_sentence: bool = True
     focus_expansion_enabled: bool = True
     spelling_correction_languages: tuple[str, ...] = ("en", "nl")
     snomed_expansion_enabled: bool = True
@@ -377,6 +379,7 @@ FIELDS_ADDED: dict[str, Any] = {
     "crag_bypass_min_words": 0,  # 2026-11-29: CRAG judged long messages too
     "crag_bypass_graph_facts": False,  # 2026-11-29: CRAG judged questions with graph facts too
     "qtype_question_sentence": False,  # 2026-11-29: the question type was read from the whole message
+    "intent_question_sentence": False,  # 2026-11-29: the intent was read from the whole message
 }
 
 

@@ -22,7 +22,7 @@ import json
 import logging
 import re
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
 
@@ -229,26 +229,18 @@ class UnderstandingModel:
         )
         return self
 
-    def qtype_asked(self, *, understood: Understanding, message: str, provider: EmbeddingProvider) -> tuple[str, float]:
-        """``(MedQuAD question type, its probability in [0, 1])`` of a message: the type of its
-        question sentence alone (:func:`zolsearch.search.focus.question_sentence`, embedded
-        with ``provider``, the one the model was fitted with) when the message has one and the
-        classifier is at least as sure of that type as of the whole message's
-        (``understood``: :meth:`understand` of ``message``), else the whole message's. Why: the
-        type is asked in the question sentence, and a story's sentences pull the whole
-        message's type elsewhere ("waardoor krijg je de ziekte van von willebrand? ik bloed
-        heel lang na een tandarts" read as symptoms); measured in docs/EVALUATION.md, "The
-        question type from the question sentence". Raises ``EmbeddingUnavailable`` when the
-        sentence cannot be embedded."""
+    def asked(self, *, message: str, provider: EmbeddingProvider, language: str) -> Understanding | None:
+        """:meth:`understand` of the message's question sentence alone
+        (:func:`zolsearch.search.focus.question_sentence`, embedded with ``provider``, the one the
+        model was fitted with); None when the message has none beside other sentences (one
+        sentence, or no question). Raises ``EmbeddingUnavailable`` when the sentence cannot be
+        embedded."""
         from zolsearch.search.focus import question_sentence  # focus imports glossary, spelling …
 
         sentence = question_sentence(message)
         if not sentence:
-            return understood.qtype, understood.qtype_confidence
-        qtype, probability = self.qtype.predict_best([sentence], provider.embed_query(sentence).reshape(1, -1))[0]
-        if probability >= understood.qtype_confidence:
-            return qtype, probability
-        return understood.qtype, understood.qtype_confidence
+            return None
+        return self.understand(text=sentence, vector=provider.embed_query(sentence), language=language)
 
     def understand(self, *, text: str, vector: np.ndarray, language: str) -> Understanding:
         """Intent, question type and reduced query of one question (``vector``: its ``(d,)``
@@ -265,6 +257,31 @@ class UnderstandingModel:
             qtype_confidence=qtype_p,
             reduced=query_reduce(text, language=language),
         )
+
+
+def understanding_as_asked(
+    understood: Understanding, asked: Understanding | None, *, intent: bool, qtype: bool
+) -> Understanding:
+    """``understood`` (the whole message's) with its intent (``intent``) and its question type
+    (``qtype``) each taken from ``asked`` (its question sentence's, :meth:`UnderstandingModel.asked`)
+    where the classifier is at least as sure of the sentence's as of the message's; the reduced
+    query stays the message's. Why: the question is asked in that sentence, and a consumer's
+    story pulls the whole message elsewhere ("waardoor krijg je de ziekte van von willebrand? ik
+    bloed heel lang na een tandarts" read as symptoms); measured in docs/EVALUATION.md, "The
+    question type and intent from the question sentence". ``understood`` unchanged when
+    ``asked`` is None."""
+    if asked is None:
+        return understood
+    if intent and asked.intent_confidence >= understood.intent_confidence:
+        understood = replace(
+            understood,
+            intent=asked.intent,
+            intent_confidence=asked.intent_confidence,
+            intent_probabilities=dict(asked.intent_probabilities),
+        )
+    if qtype and asked.qtype_confidence >= understood.qtype_confidence:
+        understood = replace(understood, qtype=asked.qtype, qtype_confidence=asked.qtype_confidence)
+    return understood
 
 
 _train_lock = threading.Lock()

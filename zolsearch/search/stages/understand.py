@@ -31,7 +31,7 @@ from zolsearch.search.glossary import (
 )
 from zolsearch.search.spelling import Correction, text_corrected
 from zolsearch.search.stages.base import SearchState, Stage
-from zolsearch.search.understanding import routing_share, understanding_model_get
+from zolsearch.search.understanding import routing_share, understanding_as_asked, understanding_model_get
 
 logger = logging.getLogger(__name__)
 
@@ -239,24 +239,26 @@ class QueryUnderstandingStage(Stage):
             # Understanding helps ranking; without it the question is still searched as typed.
             logger.warning("query understanding unavailable, searching the question as typed: %s", exc)
             return
-        qtype, qtype_confidence = understood.qtype, understood.qtype_confidence
-        if state.config.qtype_question_sentence:
+        config = state.config
+        if config.qtype_question_sentence or config.intent_question_sentence:
             try:
-                qtype, qtype_confidence = model.qtype_asked(
-                    understood=understood, message=state.question, provider=state.provider
-                )
+                asked = model.asked(message=state.question, provider=state.provider, language=state.language)
             except EmbeddingUnavailable as exc:
-                logger.warning("question sentence not embedded, the message's question type kept: %s", exc)
+                logger.warning("question sentence not embedded, the message's intent and type kept: %s", exc)
+            else:
+                understood = understanding_as_asked(
+                    understood, asked, intent=config.intent_question_sentence, qtype=config.qtype_question_sentence
+                )
         state.trace.understanding = UnderstandingTrace(
             intent=understood.intent,
             intent_confidence=understood.intent_confidence,
-            qtype=qtype,
-            qtype_confidence=qtype_confidence,
+            qtype=understood.qtype,
+            qtype_confidence=understood.qtype_confidence,
             reduced=understood.reduced if state.config.reduced_query_enabled else "",
         )
         _focus_set(state, focus_link(question=state.question, resolution=state.resolution, language=state.language))
         corrections = _spelling_focus(state) if state.language in state.config.spelling_correction_languages else []
-        state.qtype = qtype
+        state.qtype = understood.qtype
         if state.intent == Intent.GENERAL and understood.intent_confidence >= state.config.understanding_intent_min:
             state.intent = Intent(understood.intent)
             state.intent_probabilities = dict(understood.intent_probabilities)
