@@ -255,7 +255,7 @@ def qtype_accuracy(set_names: list[str]) -> dict[str, object]:
                 continue
             text, language = row["question"], row["language"]
             understood = model.understand(text=text, vector=provider.embed_query(text), language=language)
-            sentence = model.asked(message=text, provider=provider, language=language)
+            sentence = model.asked(message=text, provider=provider)
             asked = understanding_as_asked(understood, sentence, intent=False, qtype=True).qtype
             for bucket in ("all", language):
                 cells[bucket]["message"].append(int(understood.qtype == row["category"]))

@@ -322,10 +322,7 @@ def judged_only_at_k(
             grades[url_normalise(url)] = int(grade)
     if not any(g >= relevant_min for g in grades.values()):
         return None
-    pages: list[str] = []
-    for url in ranked:
-        if url.strip() and (page := url_normalise(url)) not in pages:
-            pages.append(page)
+    pages = [urlunsplit(item) for item in _distinct(ranked, keep_fragment=True)]
     if not pages:
         return {"judged@1": 0.0, f"judged@{k}": 0.0, f"mrr@{k}_judged_only": 0.0, f"mrr@{k}_qrels": 0.0}
     qrels = [ir_measures.Qrel("q", url, grade) for url, grade in grades.items()]

@@ -33,6 +33,7 @@ from core.jsonl import jsonl_objects
 from core.providers.embeddings import EmbeddingProvider
 from core.text import STOPWORDS, sentences_split, text_normalise
 from zolsearch.search.contract import Intent
+from zolsearch.search.focus import question_sentence
 from zolsearch.search.safety.guard import GuardClassifier
 
 logger = logging.getLogger(__name__)
@@ -229,22 +230,23 @@ class UnderstandingModel:
         )
         return self
 
-    def asked(self, *, message: str, provider: EmbeddingProvider, language: str) -> Understanding | None:
-        """:meth:`understand` of the message's question sentence alone
+    def asked(self, *, message: str, provider: EmbeddingProvider) -> Understanding | None:
+        """Intent and question type of the message's question sentence alone
         (:func:`zolsearch.search.focus.question_sentence`, embedded with ``provider``, the one the
-        model was fitted with); None when the message has none beside other sentences (one
-        sentence, or no question). Raises ``EmbeddingUnavailable`` when the sentence cannot be
-        embedded."""
-        from zolsearch.search.focus import question_sentence  # focus imports glossary, spelling …
-
+        model was fitted with; no reduced query: the message's is the one searched); None when
+        the message has none beside other sentences (one sentence, or no question). Raises
+        ``EmbeddingUnavailable`` when the sentence cannot be embedded."""
         sentence = question_sentence(message)
         if not sentence:
             return None
-        return self.understand(text=sentence, vector=provider.embed_query(sentence), language=language)
+        return self._classified(sentence, provider.embed_query(sentence), reduced="")
 
     def understand(self, *, text: str, vector: np.ndarray, language: str) -> Understanding:
         """Intent, question type and reduced query of one question (``vector``: its ``(d,)``
         query vector of the provider the model was fitted with)."""
+        return self._classified(text, vector, reduced=query_reduce(text, language=language))
+
+    def _classified(self, text: str, vector: np.ndarray, *, reduced: str) -> Understanding:
         matrix = vector.reshape(1, -1)
         intents = self.intent.predict_proba_many([text], matrix)[0]
         intent = max(intents, key=lambda label: intents[label])
@@ -255,7 +257,7 @@ class UnderstandingModel:
             intent_probabilities=intents,
             qtype=qtype,
             qtype_confidence=qtype_p,
-            reduced=query_reduce(text, language=language),
+            reduced=reduced,
         )
 
 

@@ -15,13 +15,7 @@ from core.text import text_normalise
 from taxonomy.models import Entity
 from taxonomy.selectors import concept_synonyms
 from zolsearch.search.contract import Intent, UnderstandingTrace
-from zolsearch.search.focus import (
-    Focus,
-    focus_link,
-    medquad_focus,
-    medquad_spelling,
-    medquad_words,
-)
+from zolsearch.search.focus import Focus, focus_link, medquad_focus, medquad_spelling, medquad_words
 from zolsearch.search.glossary import (
     TARGET_LANGUAGE,
     Rendering,
@@ -242,7 +236,7 @@ class QueryUnderstandingStage(Stage):
         config = state.config
         if config.qtype_question_sentence or config.intent_question_sentence:
             try:
-                asked = model.asked(message=state.question, provider=state.provider, language=state.language)
+                asked = model.asked(message=state.question, provider=state.provider)
             except EmbeddingUnavailable as exc:
                 logger.warning("question sentence not embedded, the message's intent and type kept: %s", exc)
             else:
