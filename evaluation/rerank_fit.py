@@ -135,6 +135,7 @@ def rerank_questions_collect(
             qtype=state.qtype,
             focus=state.focus.text if state.focus is not None else "",
             asked=state.question,
+            qtype_needs_topic=retrieval.qtype_match_needs_topic,
         )
         ids = [i for i, _ in state.fused if i in state.chunks]
         x = np.array([[c.features[n] for n in FEATURE_NAMES] for c in candidates], dtype=np.float64)

@@ -50,7 +50,8 @@ FEATURE_NAMES = (
     "text_coverage",  # share of the query's content stems found in the chunk text, [0, 1]
     "title_precision",  # share of the document title's stems found in the query, [0, 1]
     "language_match",  # 1 when the chunk is in the question's language, else 0
-    "qtype_match",  # 1 when the page answers the question type asked (MedQuAD qtype metadata), else 0
+    "qtype_match",  # 1 when the page answers the question type asked (MedQuAD qtype metadata), else 0; with
+    # qtype_match_needs_topic only when the page is also about what the question names
     "focus_match",  # 1 when the page is about the question's linked focus (its focus or a synonym), else 0
     "priority",  # the source's priority / 10, in [0, 1]
     "priority_for_intent",  # the same when the intent wants the hospital's own pages (practical, routing), else 0

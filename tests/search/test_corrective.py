@@ -81,6 +81,31 @@ def test_the_focus_feature_marks_the_pages_about_the_linked_focus() -> None:
     assert document_foci({"title": "Parking"}) == frozenset()
 
 
+def test_the_question_type_counts_only_for_pages_about_what_the_question_names() -> None:
+    """GIVEN the candidates of a question about ABCD syndrome's symptoms
+    WHEN they are featurised with the question type "symptoms" THEN ``qtype_match`` marks every
+    symptoms page, and with ``qtype_needs_topic`` only those about a subject the question
+    names: the ABCD syndrome pages keep it, and a question that names no subject ("What are the
+    symptoms?", as "mag ik een behandeling weigeren" names no disease) marks none."""
+    from zolsearch.search.focus import document_foci
+
+    state = pipeline_run(request=SearchRequest(question=QUESTION, language="en"), config=pipeline_config_default())
+    documents = [state.chunks[i].document for i, _ in state.fused if i in state.chunks]
+    symptoms = [1.0 if d.metadata.get("qtype") == "symptoms" else 0.0 for d in documents]
+    assert any(symptoms)
+
+    def marks(question: str, gated: bool) -> list[float]:
+        return feature_of_candidates(state, "qtype_match", question=question, qtype="symptoms", qtype_needs_topic=gated)
+
+    assert marks(QUESTION, False) == symptoms == marks("What are the symptoms?", False)
+    about = [any("abcd" in name for name in document_foci(d.metadata)) for d in documents]
+    assert any(s and a for s, a in zip(symptoms, about, strict=True))
+    gated = marks(QUESTION, True)
+    assert all(g == 1.0 for g, s, a in zip(gated, symptoms, about, strict=True) if s and a)
+    assert all(g <= s for g, s in zip(gated, symptoms, strict=True))
+    assert set(marks("What are the symptoms?", True)) == {0.0}
+
+
 def test_think_harder_reranks_a_deeper_pool() -> None:
     config = pipeline_config_default()
     state = pipeline_run(request=SearchRequest(question=QUESTION, language="en", think_harder=True), config=config)

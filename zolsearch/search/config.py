@@ -123,6 +123,10 @@ class PipelineConfig(BaseModel):
       order and skip CRAG. ``named_hospital_first``: after reranking, the pages of the hospital
       the question names (by its web address) go before other hospitals' own pages
       (:func:`zolsearch.search.stages.rerank.named_hospital_first`).
+      ``qtype_match_needs_topic``: the reranker's ``qtype_match`` counts only for a page about the
+      question's subject (its focus linked, or a word of the page's MedQuAD focus or a UMLS
+      synonym in the question): "mag ik een behandeling weigeren" otherwise put every MedQuAD
+      treatment page (Chiari malformation first) above the hospitals' patient-rights pages.
     - ``understanding_enabled``: intent and question type from the offline classifiers; the
       classifier's intent is used when the graph implies none and its probability is ≥
       ``understanding_intent_min``. ``reduced_query_enabled``: long messages are searched with
@@ -250,6 +254,7 @@ class PipelineConfig(BaseModel):
     think_harder_candidates: int = Field(default=100, ge=1, le=1000)
     think_harder_top_k: int = Field(default=20, ge=1, le=1000)
     named_hospital_first: bool = True
+    qtype_match_needs_topic: bool = True
     keyword_rescue_enabled: bool = True
     keyword_rescue_min_chars: int = Field(default=6, ge=1, le=50)
     keyword_rescue_max_chunks: int = Field(default=3, ge=0, le=50)
@@ -380,6 +385,7 @@ FIELDS_ADDED: dict[str, Any] = {
     "crag_bypass_graph_facts": False,  # 2026-11-29: CRAG judged questions with graph facts too
     "qtype_question_sentence": False,  # 2026-11-29: the question type was read from the whole message
     "intent_question_sentence": False,  # 2026-11-29: the intent was read from the whole message
+    "qtype_match_needs_topic": False,  # 2026-11-29: qtype_match counted pages about any subject
 }
 
 

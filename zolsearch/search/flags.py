@@ -44,6 +44,7 @@ _SPECS = (
     FlagSpec("medical_translation_max_authority", "understanding", "Highest share (0–1) of the question's intent on routing intents at which a Dutch question is translated."),
     FlagSpec("focus_expansion_enabled", "understanding", 'Also search the name pages use for a condition the question names another way (a synonym, or "leukemie" → Leukemia).'),
     FlagSpec("spelling_correction_languages", "understanding", 'Languages whose misspelled medical words are corrected before searching ("aneurism" → "aneurysm", "aambijen" → "aambeien"; comma separated; English and Dutch).'),
+    FlagSpec("qtype_match_needs_topic", "reranking", "Count a page's question type (treatment, symptoms, …) for the reranker only when the page is about what the question names."),
     FlagSpec("named_hospital_first", "reranking", "When a question names a hospital with a page among the candidates, put that hospital's pages before other hospitals' own pages."),
     FlagSpec("followup_enabled", "understanding", 'Resolve a short follow-up ("en in Maaseik?") against the previous question of the same conversation.'),
     FlagSpec("followup_max_age_s", "understanding", "Oldest previous turn (seconds) a follow-up is resolved against."),

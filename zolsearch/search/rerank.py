@@ -44,6 +44,13 @@ def _precision(title: str, query_stems: frozenset[str], language: str) -> float:
     return len(title_stems & query_stems) / len(title_stems) if title_stems else 0.0
 
 
+def _topic_shared(query_stems: frozenset[str], metadata: dict[str, object], language: str) -> bool:
+    """Whether the question shares a stem with a name of the page's subject (its MedQuAD focus
+    or a UMLS synonym, :func:`zolsearch.search.focus.document_foci`); False for a page without one."""
+    foci = document_foci(metadata)
+    return bool(foci) and any(query_stems & terms_stem_set_held(name, language) for name in foci)
+
+
 def rerank_candidates(
     *,
     question: str,
@@ -61,6 +68,7 @@ def rerank_candidates(
     sites: tuple[tuple[str, ...], ...] | None = None,
     asked: str = "",
     vectors: dict[int, np.ndarray] | None = None,
+    qtype_needs_topic: bool = False,
 ) -> list[RerankCandidate]:
     """One :class:`RerankCandidate` per fused id present in ``chunks``, in fused order.
 
@@ -73,7 +81,12 @@ def rerank_candidates(
     (:func:`zolsearch.search.stages.retrieval.authority_share`); ``priority_for_intent`` is the
     source's priority times it.
     ``qtype``: the question type understanding predicted (MedQuAD's types; "" unknown), matched
-    against a document's ``metadata["qtype"]``. ``focus``: the question's linked focus
+    against a document's ``metadata["qtype"]``; with ``qtype_needs_topic`` only for a page about
+    the question's subject: ``focus`` is among its foci, or the question (stemmed in the page's
+    language) shares a stem with one of them (:func:`_topic_shared`; a word such as "syndrome"
+    is enough, so this removes only the matches with nothing in common). Without it a practical
+    question typed "treatment" ("mag ik een behandeling weigeren") gave every MedQuAD treatment
+    page the feature, above the hospital pages that have no type. ``focus``: the question's linked focus
     (:class:`zolsearch.search.focus.Focus` text; "" none), matched after
     :func:`core.text.text_normalise` against a document's ``metadata["focus"]`` and
     ``metadata["synonyms"]`` (MedQuAD's focus and its UMLS synonyms).
@@ -109,6 +122,7 @@ def rerank_candidates(
             stems_by_language[chunk_language] = terms_stem_set(question, language=chunk_language)
         stems = stems_by_language[chunk_language]
         priority = priorities.get(chunk.document.source.key, 0) / SOURCE_PRIORITY_MAX
+        focus_hit = bool(focus_key) and focus_key in document_foci(chunk.document.metadata)
         features = {
             "dense": dense_scores.get(chunk_id, 0.0),
             "bm25_rel": lexical_scores.get(chunk_id, 0.0) / best_bm25,
@@ -117,8 +131,13 @@ def rerank_candidates(
             "text_coverage": _coverage(stems, chunk.text, chunk_language),
             "title_precision": _precision(chunk.document.title, stems, chunk_language),
             "language_match": 1.0 if chunk_language == language else 0.0,
-            "qtype_match": 1.0 if qtype and qtype != "none" and chunk.document.metadata.get("qtype") == qtype else 0.0,
-            "focus_match": 1.0 if focus_key and focus_key in document_foci(chunk.document.metadata) else 0.0,
+            "qtype_match": 1.0
+            if qtype
+            and qtype != "none"
+            and chunk.document.metadata.get("qtype") == qtype
+            and (not qtype_needs_topic or focus_hit or _topic_shared(stems, chunk.document.metadata, chunk_language))
+            else 0.0,
+            "focus_match": 1.0 if focus_hit else 0.0,
             "priority": priority,
             "priority_for_intent": priority * authority,
             "lexical_hit": 1.0 if chunk_id in lexical_scores else 0.0,

@@ -132,6 +132,7 @@ def rerank_apply(
         focus=state.focus.text if state.focus is not None else "",
         asked=state.question,
         vectors=vectors,
+        qtype_needs_topic=state.config.qtype_match_needs_topic,
     )
     scores = reranker.rerank(query, candidates)
     by_id = {i: float(s) for i, s in zip(ids, scores, strict=True)}
