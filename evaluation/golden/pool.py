@@ -9,6 +9,7 @@ judgements (``--qrels FILE.csv`` beside the set's TREC qrels).
 
 from __future__ import annotations
 
+import argparse
 import csv
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, fields
@@ -93,3 +94,72 @@ def pool_judgements_read(path: Path) -> dict[str, dict[str, int]]:
                 raise ValueError(f"{path}:{reader.line_num}: grade must be a whole number ≥ 0, not {text!r}")
             judgements.setdefault(str(row["qid"]).strip(), {})[str(row["url"]).strip()] = int(text)
     return judgements
+
+
+@dataclass(frozen=True)
+class PoolAgreement:
+    """Agreement of two assessors over the (qid, url) pairs both graded: ``pairs`` (count),
+    ``observed`` (share of equal grades, [0, 1]), ``kappa`` (Cohen's kappa over the grades as
+    categories) and ``kappa_relevant`` (over grade ≥ ``relevant_grade`` or not), each in [−1, 1]
+    or ``None`` when undefined (:func:`evaluation.calibration.cohen_kappa`)."""
+
+    pairs: int
+    observed: float
+    kappa: float | None
+    kappa_relevant: float | None
+    relevant_grade: int
+
+
+def pool_agreement(first: Path, second: Path, *, relevant_grade: int = 3) -> PoolAgreement:
+    """How far two graded pool files (:func:`pool_judgements_read`) agree on the pairs both
+    graded; addresses compared after :func:`evaluation.metrics.retrieval.url_normalise`. Raises
+    ``ValueError`` when they share no graded pair (or as :func:`pool_judgements_read`)."""
+    from evaluation.calibration import cohen_kappa
+
+    def grades(path: Path) -> dict[tuple[str, str], int]:
+        return {
+            (qid, url_normalise(url)): grade
+            for qid, by_url in pool_judgements_read(path).items()
+            for url, grade in by_url.items()
+        }
+
+    a, b = grades(first), grades(second)
+    shared = sorted(set(a) & set(b))
+    if not shared:
+        raise ValueError(f"{first} and {second} share no graded (qid, url) pair")
+    x, y = [a[k] for k in shared], [b[k] for k in shared]
+    return PoolAgreement(
+        pairs=len(shared),
+        observed=sum(p == q for p, q in zip(x, y, strict=True)) / len(shared),
+        kappa=cohen_kappa(x, y),
+        kappa_relevant=cohen_kappa([int(p >= relevant_grade) for p in x], [int(q >= relevant_grade) for q in y]),
+        relevant_grade=relevant_grade,
+    )
+
+
+def main(argv: list[str] | None = None) -> None:
+    """``python -m evaluation.golden.pool agreement FIRST.csv SECOND.csv [--relevant-grade 3]``:
+    print :func:`pool_agreement` of two assessors' graded pool files."""
+    parser = argparse.ArgumentParser(prog="python -m evaluation.golden.pool", description=__doc__.split("\n\n")[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    agree = sub.add_parser("agreement", help="Cohen's kappa of two assessors on the pairs both graded.")
+    agree.add_argument("first", type=Path)
+    agree.add_argument("second", type=Path)
+    agree.add_argument("--relevant-grade", type=int, default=3)
+    args = parser.parse_args(argv)
+    try:
+        result = pool_agreement(args.first, args.second, relevant_grade=args.relevant_grade)
+    except (OSError, ValueError) as exc:
+        parser.exit(2, f"error: {exc}\n")
+
+    def shown(value: float | None) -> str:
+        return "undefined" if value is None else f"{value:.3f}"
+
+    print(
+        f"{result.pairs} pairs graded by both: {result.observed:.1%} equal grades, Cohen's kappa "
+        f"{shown(result.kappa)}; relevant (grade ≥ {result.relevant_grade}) or not: kappa {shown(result.kappa_relevant)}"
+    )
+
+
+if __name__ == "__main__":
+    main()

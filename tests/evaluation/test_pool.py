@@ -65,3 +65,32 @@ def test_the_pool_holds_the_unjudged_first_pages_of_a_real_ranking() -> None:
     assert [r.rank for r in pool_rows("q1", "glaucoma", state, {}, depth=2)] == [1, 2]
     with pytest.raises(ValueError):
         pool_rows("q1", "glaucoma", state, {}, depth=0)
+
+
+def test_two_assessors_agreement_is_cohens_kappa_on_the_pairs_both_graded(tmp_path: Path) -> None:
+    """GIVEN two graded pool files sharing four pairs (one written with a trailing slash), each
+    with a pair the other lacks WHEN compared THEN only the shared pairs count: 3 of 4 equal,
+    kappa 0.636 over the grades (p_o 0.75, p_e 5/16: Cohen 1960), 1.0 for grade 3 or not and 0.5
+    for grade ≥ 1 or not; files sharing nothing are refused."""
+    from evaluation.golden.pool import main, pool_agreement
+
+    first, second, other = tmp_path / "a.csv", tmp_path / "b.csv", tmp_path / "c.csv"
+    first.write_text(
+        "qid,url,grade\nq1,https://a.be/x,3\nq1,https://a.be/y,0\nq2,https://b.nl/z,1\nq2,https://b.nl/w,0\n"
+        "q3,https://c.be/v,3\n",
+        encoding="utf-8",
+    )
+    second.write_text(
+        "qid,url,grade,reason\nq1,https://a.be/x/,3,ok\nq1,https://a.be/y,1,topic\nq2,https://b.nl/z,1,\n"
+        "q2,https://b.nl/w,0,\nq4,https://d.nl/u,0,\n",
+        encoding="utf-8",
+    )
+    result = pool_agreement(first, second)
+    assert (result.pairs, result.observed, result.kappa_relevant) == (4, 0.75, 1.0)
+    assert result.kappa == pytest.approx((0.75 - 5 / 16) / (1 - 5 / 16))
+    assert pool_agreement(first, second, relevant_grade=1).kappa_relevant == pytest.approx(0.5)
+    other.write_text("qid,url,grade\nq9,https://e.be/t,3\n", encoding="utf-8")
+    with pytest.raises(ValueError, match="share no graded"):
+        pool_agreement(first, other)
+    with pytest.raises(SystemExit):
+        main(["agreement", str(first), str(other)])
