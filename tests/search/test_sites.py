@@ -241,3 +241,31 @@ def test_the_named_hospitals_pages_go_before_other_hospitals_pages() -> None:
     for unnamed in ("mag mijn vriend heel de dag blijven na de bevalling", "bezoekuren in het az groeninge"):
         state.question = unnamed
         assert named_hospital_first(state, fused) == fused, unnamed
+
+
+@pytest.mark.django_db
+def test_crags_refined_ranking_puts_the_named_hospitals_pages_first_too(settings) -> None:  # type: ignore[no-untyped-def]
+    """GIVEN the 100 real pages of 65 hospitals (priority 10) beside the bundled MedQuAD slice and
+    a question naming St Jansdal WHEN CRAG refines it and adopts the deeper ranking (the first
+    ranking's scores made the least confident possible) THEN the adopted ranking has St
+    Jansdal's page first among the hospitals' pages, as the rerank stage orders its own; the
+    reranker alone puts two other hospitals' maternity pages above it (named_hospital_first's
+    docstring)."""
+    from zolsearch.search.stages.rerank import CragStage
+
+    settings.RERANKER = "features-lr"
+    source, _ = Source.objects.get_or_create(key="hospital-nl", defaults={"name": "hospital-nl"})
+    source.priority = 10
+    source.save(update_fields=["priority"])
+    documents_upsert(source=source, records=_hospital_pages(), provider=embedding_provider_get())
+    index_sites_clear()
+    config = pipeline_config_default().with_overrides(source_priorities={"hospital-nl": 10}, crag_enabled=False)
+    question = "mag mijn vriend heel de dag bij mij blijven na de bevalling in st jansdal"
+    state = pipeline_run(request=SearchRequest(question=question, language="nl"), config=config)
+    state.config = config.with_overrides(crag_lower=0.0, crag_upper=1.0)
+    first = {i: 0.0 for i, _ in state.fused}
+    state.rerank = dict(first)
+    CragStage._refine(state)
+    assert state.trace.retrieval.crag_refined and state.rerank != first  # the refined ranking was adopted
+    own = [i for i, _ in state.fused if state.chunks[i].document.source.key == "hospital-nl"]
+    assert own and "stjansdal" in state.chunks[own[0]].document.url, [state.chunks[i].document.url for i in own[:3]]

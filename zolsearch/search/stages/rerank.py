@@ -301,7 +301,9 @@ class CragStage(Stage):
     def _refine(state: SearchState) -> None:
         """Deeper pools (the caller's source and language filters still apply: they are the
         asker's constraints); stop (``no_results``) when the refined confidence is below the
-        lower threshold, else go on with whichever ranking is more confident."""
+        lower threshold, else go on with whichever ranking is more confident (the refined one
+        with the named hospital's pages first, ``named_hospital_first``, as the rerank stage
+        leaves its own)."""
         config = state.config
         n_dense, n_lexical, keep_fused, keep = retrieval_depth(state, deeper=True)
         dense = dense_retrieve(state, limit=n_dense) if config.dense_enabled and state.query_vector is not None else []
@@ -326,6 +328,8 @@ class CragStage(Stage):
             state.dense, state.lexical, state.fused, state.rerank = dense, lexical, refined, scores
             state.chunks = {i: chunks[i] for i, _ in refined}
             state.chunk_vectors = vectors
+            if config.named_hospital_first:  # as the rerank stage orders its ranking
+                state.fused = named_hospital_first(state, state.fused)
 
 
 def sentence_vectors(provider: EmbeddingProvider, per_chunk: list[tuple[Chunk, list[str]]]) -> np.ndarray:
