@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import random
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
@@ -137,17 +138,61 @@ def pool_agreement(first: Path, second: Path, *, relevant_grade: int = 3) -> Poo
     )
 
 
+def pool_merge(paths: Iterable[Path], *, seed: int = 27) -> list[PoolRow]:
+    """The rows of several pool files (:func:`pool_write`'s columns; e.g. one per run, TREC's
+    pooling over systems) as one pool to grade blind: each (qid, page) once (first file wins;
+    pages compared after :func:`evaluation.metrics.retrieval.url_normalise`), the grade kept
+    when a file has one, ``rank`` 0 (an assessor should not see how high a run put a page) and
+    the rows in a random order (``random.Random(seed)``: the same files and seed give the same
+    file). Raises ``ValueError`` naming a file without the columns qid, url and question."""
+    merged: dict[tuple[str, str], PoolRow] = {}
+    for path in paths:
+        with path.open(encoding="utf-8-sig", newline="") as handle:
+            reader = csv.DictReader(handle)
+            missing = {"qid", "question", "url"} - set(reader.fieldnames or ())
+            if missing:
+                raise ValueError(f"{path}: no column {', '.join(sorted(missing))}")
+            for row in reader:
+                qid, url = str(row["qid"]).strip(), str(row["url"]).strip()
+                merged.setdefault(
+                    (qid, url_normalise(url)),
+                    PoolRow(
+                        qid=qid,
+                        question=row["question"],
+                        rank=0,
+                        url=url,
+                        title=row.get("title") or "",
+                        grade=(row.get("grade") or "").strip(),
+                    ),
+                )
+    rows = list(merged.values())
+    random.Random(seed).shuffle(rows)
+    return rows
+
+
 def main(argv: list[str] | None = None) -> None:
     """``python -m evaluation.golden.pool agreement FIRST.csv SECOND.csv [--relevant-grade 3]``:
-    print :func:`pool_agreement` of two assessors' graded pool files."""
+    print :func:`pool_agreement` of two assessors' graded pool files; ``python -m
+    evaluation.golden.pool merge RUN.csv … --out POOL.csv [--seed 27]``: write :func:`pool_merge`
+    of several runs' pool files (``benchmarks.retrieval_quality --pool-out``)."""
     parser = argparse.ArgumentParser(prog="python -m evaluation.golden.pool", description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
     agree = sub.add_parser("agreement", help="Cohen's kappa of two assessors on the pairs both graded.")
     agree.add_argument("first", type=Path)
     agree.add_argument("second", type=Path)
     agree.add_argument("--relevant-grade", type=int, default=3)
+    merge = sub.add_parser(
+        "merge", help="One blind pool (each page once, no ranks, shuffled) from several runs' pools."
+    )
+    merge.add_argument("pools", type=Path, nargs="+")
+    merge.add_argument("--out", type=Path, required=True)
+    merge.add_argument("--seed", type=int, default=27)
     args = parser.parse_args(argv)
     try:
+        if args.command == "merge":
+            count = pool_write(pool_merge(args.pools, seed=args.seed), args.out)
+            print(f"{count} (question, page) pairs from {len(args.pools)} pool files written to {args.out}")
+            return
         result = pool_agreement(args.first, args.second, relevant_grade=args.relevant_grade)
     except (OSError, ValueError) as exc:
         parser.exit(2, f"error: {exc}\n")

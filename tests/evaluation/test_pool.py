@@ -94,3 +94,41 @@ def test_two_assessors_agreement_is_cohens_kappa_on_the_pairs_both_graded(tmp_pa
         pool_agreement(first, other)
     with pytest.raises(SystemExit):
         main(["agreement", str(first), str(other)])
+
+
+def test_pools_of_several_runs_merge_into_one_blind_pool(tmp_path: Path) -> None:
+    """GIVEN two runs' pool files sharing a page (one writing it with a trailing slash), one row
+    already graded WHEN merged THEN each (question, page) is there once with the first file's
+    address, the grade is kept, no rank is shown, the same seed gives the same order, and a file
+    without a url column is refused."""
+    from evaluation.golden.pool import main, pool_merge
+
+    first, second = tmp_path / "bm25.csv", tmp_path / "dense.csv"
+    pool_write(
+        [
+            PoolRow("h1", "tot hoe laat bezoek", 1, "https://a.be/bezoek", "Bezoek"),
+            PoolRow("h1", "tot hoe laat bezoek", 2, "https://b.nl/x", "Opname", grade="0"),
+        ],
+        first,
+    )
+    pool_write(
+        [
+            PoolRow("h1", "tot hoe laat bezoek", 1, "https://a.be/bezoek/", "Bezoek"),
+            PoolRow("h2", "parking", 3, "https://c.be/p", "Parking"),
+        ],
+        second,
+    )
+    rows = pool_merge([first, second], seed=1)
+    assert sorted((r.qid, r.url, r.grade, r.rank) for r in rows) == [
+        ("h1", "https://a.be/bezoek", "", 0),
+        ("h1", "https://b.nl/x", "0", 0),
+        ("h2", "https://c.be/p", "", 0),
+    ]
+    assert rows == pool_merge([first, second], seed=1)
+    out = tmp_path / "pool.csv"
+    main(["merge", str(first), str(second), "--out", str(out)])
+    assert pool_judgements_read(out) == {"h1": {"https://b.nl/x": 0}}
+    bad = tmp_path / "bad.csv"
+    bad.write_text("qid,question\nh1,x\n", encoding="utf-8")
+    with pytest.raises(ValueError, match="no column url"):
+        pool_merge([bad])
