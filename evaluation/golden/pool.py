@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 import csv
 import random
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -82,19 +82,26 @@ def pool_judgements_read(path: Path) -> dict[str, dict[str, int]]:
     skipped (not graded yet). Raises ``ValueError`` naming the file and line when a column is
     missing or a grade is not a whole number ≥ 0."""
     judgements: dict[str, dict[str, int]] = {}
+    for line, row in _rows(path, required={"qid", "url", "grade"}):
+        text = (row.get("grade") or "").strip()
+        if not text:
+            continue
+        if not text.isdigit():
+            raise ValueError(f"{path}:{line}: grade must be a whole number ≥ 0, not {text!r}")
+        judgements.setdefault(str(row["qid"]).strip(), {})[str(row["url"]).strip()] = int(text)
+    return judgements
+
+
+def _rows(path: Path, *, required: set[str]) -> Iterator[tuple[int, dict[str, str]]]:
+    """``(line number, row)`` of a pool CSV (UTF-8, with or without a byte-order mark); raises
+    ``ValueError`` naming the file when a ``required`` column is missing."""
     with path.open(encoding="utf-8-sig", newline="") as handle:
         reader = csv.DictReader(handle)
-        missing = {"qid", "url", "grade"} - set(reader.fieldnames or ())
+        missing = required - set(reader.fieldnames or ())
         if missing:
             raise ValueError(f"{path}: no column {', '.join(sorted(missing))}")
         for row in reader:
-            text = (row.get("grade") or "").strip()
-            if not text:
-                continue
-            if not text.isdigit():
-                raise ValueError(f"{path}:{reader.line_num}: grade must be a whole number ≥ 0, not {text!r}")
-            judgements.setdefault(str(row["qid"]).strip(), {})[str(row["url"]).strip()] = int(text)
-    return judgements
+            yield reader.line_num, row
 
 
 @dataclass(frozen=True)
@@ -147,24 +154,19 @@ def pool_merge(paths: Iterable[Path], *, seed: int = 27) -> list[PoolRow]:
     file). Raises ``ValueError`` naming a file without the columns qid, url and question."""
     merged: dict[tuple[str, str], PoolRow] = {}
     for path in paths:
-        with path.open(encoding="utf-8-sig", newline="") as handle:
-            reader = csv.DictReader(handle)
-            missing = {"qid", "question", "url"} - set(reader.fieldnames or ())
-            if missing:
-                raise ValueError(f"{path}: no column {', '.join(sorted(missing))}")
-            for row in reader:
-                qid, url = str(row["qid"]).strip(), str(row["url"]).strip()
-                merged.setdefault(
-                    (qid, url_normalise(url)),
-                    PoolRow(
-                        qid=qid,
-                        question=row["question"],
-                        rank=0,
-                        url=url,
-                        title=row.get("title") or "",
-                        grade=(row.get("grade") or "").strip(),
-                    ),
-                )
+        for _, row in _rows(path, required={"qid", "question", "url"}):
+            qid, url = str(row["qid"]).strip(), str(row["url"]).strip()
+            merged.setdefault(
+                (qid, url_normalise(url)),
+                PoolRow(
+                    qid=qid,
+                    question=row["question"],
+                    rank=0,
+                    url=url,
+                    title=row.get("title") or "",
+                    grade=(row.get("grade") or "").strip(),
+                ),
+            )
     rows = list(merged.values())
     random.Random(seed).shuffle(rows)
     return rows
