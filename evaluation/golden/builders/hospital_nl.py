@@ -9,7 +9,6 @@ only, and never committed; the built set is written outside the repository
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from core.jsonl import jsonl_objects
@@ -27,6 +26,15 @@ def hospital_nl_split_of(qid: str) -> str:
     return "dev" if _hash_int(f"hospital-nl:{qid}") % 100 < HOSPITAL_NL_DEV_PERCENT else "heldout"
 
 
+def _questions_file(path: Path) -> Path:
+    """``path/questions.jsonl``, or ``path`` itself when it is a file; raises ``ValueError``
+    when there is none."""
+    questions = path / "questions.jsonl" if path.is_dir() else path
+    if not questions.is_file():
+        raise ValueError(f"no questions.jsonl at {path}")
+    return questions
+
+
 def hospital_nl_golden(*, path: Path) -> list[GoldenItem]:
     """One item per question of ``path/questions.jsonl``, in file order.
 
@@ -36,18 +44,14 @@ def hospital_nl_golden(*, path: Path) -> list[GoldenItem]:
     split of :func:`hospital_nl_split_of`; no expected entities (the set judges pages).
     Raises ``ValueError`` when the file is missing or a line lacks a field.
     """
-    questions = path / "questions.jsonl" if path.is_dir() else path
-    if not questions.is_file():
-        raise ValueError(f"no questions.jsonl at {path}")
+    questions = _questions_file(path)
     items = []
-    for number, line in enumerate(questions.read_text(encoding="utf-8").splitlines(), start=1):
-        if not line.strip():
-            continue
+    for number, row in jsonl_objects(questions):
         try:
-            row = json.loads(line)
-            qid, grades = str(row["qid"]), dict(row["grades"])
-            direct = [url for url in row["expected_urls"] if grades.get(url) == HOSPITAL_NL_DIRECT_GRADE]
-            related = [url for url in row["expected_urls"] if grades.get(url) != HOSPITAL_NL_DIRECT_GRADE]
+            qid, grades = str(row["qid"]), dict(row["grades"])  # type: ignore[call-overload]
+            expected = [str(url) for url in row["expected_urls"]]  # type: ignore[attr-defined]
+            direct = [url for url in expected if grades.get(url) == HOSPITAL_NL_DIRECT_GRADE]
+            related = [url for url in expected if grades.get(url) != HOSPITAL_NL_DIRECT_GRADE]
             items.append(
                 GoldenItem(
                     qid=f"hospital-nl:{qid}",
@@ -70,9 +74,7 @@ def hospital_nl_qrels(*, path: Path) -> list[TrecQrel]:
     = the page's url as the set gives it, ``grade`` = its grade (3 answers directly, 1 related).
     A page without a grade is unjudged (the README: judgements are not exhaustive), so it has no
     line. Raises ``ValueError`` when the file is missing or a line lacks a field."""
-    questions = path / "questions.jsonl" if path.is_dir() else path
-    if not questions.is_file():
-        raise ValueError(f"no questions.jsonl at {path}")
+    questions = _questions_file(path)
     qrels = []
     for number, row in jsonl_objects(questions):
         try:
