@@ -44,11 +44,12 @@ def _precision(title: str, query_stems: frozenset[str], language: str) -> float:
     return len(title_stems & query_stems) / len(title_stems) if title_stems else 0.0
 
 
-def _topic_shared(query_stems: frozenset[str], metadata: dict[str, object], language: str) -> bool:
-    """Whether the question shares a stem with a name of the page's subject (its MedQuAD focus
-    or a UMLS synonym, :func:`zolsearch.search.focus.document_foci`); False for a page without one."""
-    foci = document_foci(metadata)
-    return bool(foci) and any(query_stems & terms_stem_set_held(name, language) for name in foci)
+def _topic_shared(query_stems: frozenset[str], foci: frozenset[str], language: str) -> bool:
+    """Whether the question shares a stem with a name of the page's subject (``foci``: its
+    MedQuAD focus and UMLS synonyms, :func:`zolsearch.search.focus.document_foci`); False for a
+    page without one. The names are stemmed together, one held stem set per page (the held sets
+    are the coverage features' too: one entry a name would crowd them out)."""
+    return bool(foci) and bool(query_stems & terms_stem_set_held(" ".join(sorted(foci)), language))
 
 
 def rerank_candidates(
@@ -122,7 +123,8 @@ def rerank_candidates(
             stems_by_language[chunk_language] = terms_stem_set(question, language=chunk_language)
         stems = stems_by_language[chunk_language]
         priority = priorities.get(chunk.document.source.key, 0) / SOURCE_PRIORITY_MAX
-        focus_hit = bool(focus_key) and focus_key in document_foci(chunk.document.metadata)
+        foci = document_foci(chunk.document.metadata)
+        focus_hit = bool(focus_key) and focus_key in foci
         features = {
             "dense": dense_scores.get(chunk_id, 0.0),
             "bm25_rel": lexical_scores.get(chunk_id, 0.0) / best_bm25,
@@ -135,7 +137,7 @@ def rerank_candidates(
             if qtype
             and qtype != "none"
             and chunk.document.metadata.get("qtype") == qtype
-            and (not qtype_needs_topic or focus_hit or _topic_shared(stems, chunk.document.metadata, chunk_language))
+            and (not qtype_needs_topic or focus_hit or _topic_shared(stems, foci, chunk_language))
             else 0.0,
             "focus_match": 1.0 if focus_hit else 0.0,
             "priority": priority,

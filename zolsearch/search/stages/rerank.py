@@ -179,6 +179,15 @@ def named_hospital_first(state: SearchState, fused: list[tuple[int, float]]) -> 
     return out
 
 
+def ranking_adopt(state: SearchState, fused: list[tuple[int, float]], chunks: dict[int, Chunk]) -> None:
+    """Make ``fused`` (``(chunk id, score)``, best first, every id in ``chunks``) the question's
+    ranking: ``state.chunks`` cut to its candidates and, with ``named_hospital_first``, the pages
+    of the hospital the question names first (:func:`named_hospital_first`). The one way the
+    rerank stage, the cut without a reranker and CRAG's adopted refinement set the ranking."""
+    state.chunks = {i: chunks[i] for i, _ in fused}
+    state.fused = named_hospital_first(state, fused) if state.config.named_hospital_first else fused
+
+
 class RerankStage(Stage):
     """Reorder the fused candidates by the configured reranker and keep ``top_k`` (or
     ``think_harder_top_k``). A failing reranker keeps the fused order (recorded in the trace);
@@ -206,9 +215,7 @@ class RerankStage(Stage):
             logger.warning("reranker failed, keeping the fused order: %s", exc)
             state.trace.retrieval.rerank_error = str(exc)
             state.fused = state.fused[:keep]
-        if state.config.named_hospital_first:
-            state.fused = named_hospital_first(state, state.fused)
-        state.chunks = {i: state.chunks[i] for i, _ in state.fused}
+        ranking_adopt(state, state.fused, state.chunks)
 
 
 def crag_confidence(scores: list[float]) -> float:
@@ -235,10 +242,7 @@ class RerankCutStage(Stage):
         return not reranker_serves(state)
 
     def run(self, state: SearchState) -> None:
-        state.fused = state.fused[: retrieval_depth(state)[3]]
-        if state.config.named_hospital_first:
-            state.fused = named_hospital_first(state, state.fused)
-        state.chunks = {i: state.chunks[i] for i, _ in state.fused}
+        ranking_adopt(state, state.fused[: retrieval_depth(state)[3]], state.chunks)
 
 
 def _best_page_is_own(state: SearchState) -> bool:
@@ -302,8 +306,7 @@ class CragStage(Stage):
         """Deeper pools (the caller's source and language filters still apply: they are the
         asker's constraints); stop (``no_results``) when the refined confidence is below the
         lower threshold, else go on with whichever ranking is more confident (the refined one
-        with the named hospital's pages first, ``named_hospital_first``, as the rerank stage
-        leaves its own)."""
+        adopted as the rerank stage adopts its own, :func:`ranking_adopt`)."""
         config = state.config
         n_dense, n_lexical, keep_fused, keep = retrieval_depth(state, deeper=True)
         dense = dense_retrieve(state, limit=n_dense) if config.dense_enabled and state.query_vector is not None else []
@@ -325,11 +328,8 @@ class CragStage(Stage):
                 Outcome.NO_RESULTS, f"CRAG: refined retrieval confidence {confidence:.3f} below {config.crag_lower}"
             )
         if confidence > crag_confidence([state.rerank[i] for i, _ in state.fused]):
-            state.dense, state.lexical, state.fused, state.rerank = dense, lexical, refined, scores
-            state.chunks = {i: chunks[i] for i, _ in refined}
-            state.chunk_vectors = vectors
-            if config.named_hospital_first:  # as the rerank stage orders its ranking
-                state.fused = named_hospital_first(state, state.fused)
+            state.dense, state.lexical, state.rerank, state.chunk_vectors = dense, lexical, scores, vectors
+            ranking_adopt(state, refined, chunks)
 
 
 def sentence_vectors(provider: EmbeddingProvider, per_chunk: list[tuple[Chunk, list[str]]]) -> np.ndarray:
