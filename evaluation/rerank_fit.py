@@ -136,6 +136,7 @@ def rerank_questions_collect(
             focus=state.focus.text if state.focus is not None else "",
             asked=state.question,
             qtype_needs_topic=retrieval.qtype_match_needs_topic,
+            foci_title_variants=retrieval.foci_title_variants,
         )
         ids = [i for i, _ in state.fused if i in state.chunks]
         x = np.array([[c.features[n] for n in FEATURE_NAMES] for c in candidates], dtype=np.float64)

@@ -81,6 +81,31 @@ def test_the_focus_feature_marks_the_pages_about_the_linked_focus() -> None:
     assert document_foci({"title": "Parking"}) == frozenset()
 
 
+def test_a_page_is_about_the_names_its_focus_title_holds() -> None:
+    """GIVEN CDC's page "Alkhurma Hemorrhagic Fever (AHF)" among a question's candidates
+    WHEN they are featurised for the linked focus "Alkhurma hemorrhagic fever" (the name another
+    collection's page would carry, as MedlinePlus's "Tuberculosis" beside CDC's "Tuberculosis
+    (TB)") THEN with ``foci_title_variants`` the CDC page's ``focus_match`` is 1, and without
+    it 0 (its focus title is not that name word for word)."""
+    from zolsearch.search.focus import document_foci
+
+    question = "What are the symptoms of Alkhurma hemorrhagic fever?"
+    state = pipeline_run(request=SearchRequest(question=question, language="en"), config=pipeline_config_default())
+    documents = [state.chunks[i].document for i, _ in state.fused if i in state.chunks]
+    cdc = [1.0 if d.metadata.get("focus") == "Alkhurma Hemorrhagic Fever (AHF)" else 0.0 for d in documents]
+    assert any(cdc)
+
+    def marks(variants: bool) -> list[float]:
+        return feature_of_candidates(
+            state, "focus_match", question=question, focus="Alkhurma hemorrhagic fever", foci_title_variants=variants
+        )
+
+    assert marks(True) == cdc
+    assert set(marks(False)) == {0.0}
+    assert "tuberculosis" in document_foci({"focus": "Tuberculosis (TB)", "synonyms": []})
+    assert document_foci({"focus": "Tuberculosis (TB)"}, title_variants=False) == frozenset({"tuberculosis tb"})
+
+
 def test_the_question_type_counts_only_for_pages_about_what_the_question_names() -> None:
     """GIVEN the candidates of a question about ABCD syndrome's symptoms
     WHEN they are featurised with the question type "symptoms" THEN ``qtype_match`` marks every

@@ -127,6 +127,10 @@ class PipelineConfig(BaseModel):
       question's subject (its focus linked, or a word of the page's MedQuAD focus or a UMLS
       synonym in the question): "mag ik een behandeling weigeren" otherwise put every MedQuAD
       treatment page (Chiari malformation first) above the hospitals' patient-rights pages.
+      ``foci_title_variants``: a MedQuAD page is also about the names its focus title holds
+      (:func:`zolsearch.search.focus.document_foci`: "Tuberculosis (TB)" is about
+      "tuberculosis"), for the reranker's ``focus_match``, the gate's focus agreement and the
+      answer's same-focus chunks.
     - ``understanding_enabled``: intent and question type from the offline classifiers; the
       classifier's intent is used when the graph implies none and its probability is ≥
       ``understanding_intent_min``. ``reduced_query_enabled``: long messages are searched with
@@ -255,6 +259,7 @@ class PipelineConfig(BaseModel):
     think_harder_top_k: int = Field(default=20, ge=1, le=1000)
     named_hospital_first: bool = True
     qtype_match_needs_topic: bool = True
+    foci_title_variants: bool = True
     keyword_rescue_enabled: bool = True
     keyword_rescue_min_chars: int = Field(default=6, ge=1, le=50)
     keyword_rescue_max_chunks: int = Field(default=3, ge=0, le=50)
@@ -386,6 +391,7 @@ FIELDS_ADDED: dict[str, Any] = {
     "qtype_question_sentence": False,  # 2026-11-29: the question type was read from the whole message
     "intent_question_sentence": False,  # 2026-11-29: the intent was read from the whole message
     "qtype_match_needs_topic": False,  # 2026-11-29: qtype_match counted pages about any subject
+    "foci_title_variants": False,  # 2026-11-29: a page was about its focus title and UMLS synonyms only
 }
 
 

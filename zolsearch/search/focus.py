@@ -360,15 +360,28 @@ def medquad_spelling(question: str, language: str) -> list[Correction]:
     return speller.corrections(question)
 
 
-def document_foci(metadata: dict[str, object]) -> frozenset[str]:
+def document_foci(metadata: dict[str, object], *, title_variants: bool = True) -> frozenset[str]:
     """The normalised foci a document is about (:func:`core.text.text_normalise`): its MedQuAD
-    ``metadata["focus"]`` and its UMLS ``metadata["synonyms"]``; empty for a document without
-    them (hospital pages, RIVM). A linked :class:`Focus` whose normalised text is among them is
-    the page's own subject (the reranker's ``focus_match`` feature)."""
+    ``metadata["focus"]`` and its UMLS ``metadata["synonyms"]``; with ``title_variants`` also
+    the names its focus title holds (:func:`focus_variants`, of at least
+    :data:`MIN_SYNONYM_CHARS` characters, as the lexicon keeps them: CDC's "Tuberculosis (TB)"
+    is also about "tuberculosis"); empty for a document without them (hospital pages, RIVM). A
+    linked :class:`Focus` whose normalised text is among them is the page's own subject (the
+    reranker's ``focus_match`` feature, the gate's focus agreement, the answer's same-focus
+    chunks).
+
+    Why the variants: the lexicon links "tuberculosis" to MedlinePlus's focus "Tuberculosis"
+    (a focus's own name wins over another's variant), and without them CDC's TB pages (no UMLS
+    synonyms) were about another subject, so "is there research being done on tb?" ranked
+    MedlinePlus's summary above CDC's research answer. Measured on the dev sets
+    (docs/EVALUATION.md, "A focus title's names are the page's too")."""
     focus, synonyms = metadata.get("focus"), metadata.get("synonyms")
     names = [focus] if isinstance(focus, str) else []
     names += [s for s in synonyms if isinstance(s, str)] if isinstance(synonyms, list) else []
-    return frozenset(n for n in (text_normalise(name) for name in names) if n)
+    normalised = {text_normalise(name) for name in names}
+    if title_variants and isinstance(focus, str):
+        normalised |= {v for v in map(text_normalise, focus_variants(focus)) if len(v) >= MIN_SYNONYM_CHARS}
+    return frozenset(n for n in normalised if n)
 
 
 def medquad_lexicon_clear() -> None:

@@ -127,13 +127,15 @@ class Subject(NamedTuple):
     site: tuple[str, ...] = ()
 
     @classmethod
-    def of(cls, metadata: dict[str, object], *, url: str = "", own: bool = False) -> Subject:
+    def of(
+        cls, metadata: dict[str, object], *, url: str = "", own: bool = False, title_variants: bool = True
+    ) -> Subject:
         """The subject of a page with this document ``metadata`` (its MedQuAD ``focus``,
         ``synonyms`` and ``qtype``); ``url``: the page's web address, read when ``own`` (its
         source has a priority: a hospital's own page; general medical sites' host names are
         English words that questions use, "cancer", "rarediseases")."""
         return cls(
-            foci=document_foci(metadata),
+            foci=document_foci(metadata, title_variants=title_variants),
             qtype=str(metadata.get("qtype") or ""),
             site=site_labels(url) if own and url else (),
         )

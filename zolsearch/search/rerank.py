@@ -70,6 +70,7 @@ def rerank_candidates(
     asked: str = "",
     vectors: dict[int, np.ndarray] | None = None,
     qtype_needs_topic: bool = False,
+    foci_title_variants: bool = False,
 ) -> list[RerankCandidate]:
     """One :class:`RerankCandidate` per fused id present in ``chunks``, in fused order.
 
@@ -90,7 +91,8 @@ def rerank_candidates(
     page the feature, above the hospital pages that have no type. ``focus``: the question's linked focus
     (:class:`zolsearch.search.focus.Focus` text; "" none), matched after
     :func:`core.text.text_normalise` against a document's ``metadata["focus"]`` and
-    ``metadata["synonyms"]`` (MedQuAD's focus and its UMLS synonyms).
+    ``metadata["synonyms"]`` (MedQuAD's focus and its UMLS synonyms), and with
+    ``foci_title_variants`` the names the focus title holds (:func:`zolsearch.search.focus.document_foci`).
     ``sites``: every site's labels in the index (:func:`zolsearch.search.sites.index_site_labels`,
     read when None), for ``site_named``: 1 when ``asked`` (the question as the patient wrote it;
     ``question`` when "", which may be a reduced or expanded query without the hospital's name)
@@ -123,7 +125,7 @@ def rerank_candidates(
             stems_by_language[chunk_language] = terms_stem_set(question, language=chunk_language)
         stems = stems_by_language[chunk_language]
         priority = priorities.get(chunk.document.source.key, 0) / SOURCE_PRIORITY_MAX
-        foci = document_foci(chunk.document.metadata)
+        foci = document_foci(chunk.document.metadata, title_variants=foci_title_variants)
         focus_hit = bool(focus_key) and focus_key in foci
         features = {
             "dense": dense_scores.get(chunk_id, 0.0),

@@ -17,15 +17,16 @@ from zolsearch.search.stages.base import SearchState, Stage, StopPipeline
 logger = logging.getLogger(__name__)
 
 
-def chunks_same_focus(chunks: list[Chunk], *, focus: str) -> list[Chunk]:
+def chunks_same_focus(chunks: list[Chunk], *, focus: str, title_variants: bool = True) -> list[Chunk]:
     """``chunks`` (in order) without those about another MedQuAD focus than ``focus``, when at
     least one is about ``focus`` itself (:func:`~zolsearch.search.focus.document_foci`: its focus
-    or a UMLS synonym). Unchanged when ``focus`` is "" or no chunk is about it; chunks of
-    documents without foci (hospital pages, RIVM) are always kept."""
+    or a UMLS synonym; with ``title_variants`` the names its focus title holds). Unchanged
+    when ``focus`` is "" or no chunk is about it; chunks of documents without foci (hospital
+    pages, RIVM) are always kept."""
     key = text_normalise(focus) if focus else ""
     if not key:
         return chunks
-    foci = [document_foci(chunk.document.metadata) for chunk in chunks]
+    foci = [document_foci(chunk.document.metadata, title_variants=title_variants) for chunk in chunks]
     if not any(key in names for names in foci):
         return chunks
     return [chunk for chunk, names in zip(chunks, foci, strict=True) if not names or key in names]
@@ -42,7 +43,11 @@ class GenerationStage(Stage):
     def run(self, state: SearchState) -> None:
         top = [state.chunks[i] for i, _ in state.fused[: state.config.answer_chunks] if i in state.chunks]
         if state.config.answer_same_focus:
-            top = chunks_same_focus(top, focus=state.focus.text if state.focus is not None else "")
+            top = chunks_same_focus(
+                top,
+                focus=state.focus.text if state.focus is not None else "",
+                title_variants=state.config.foci_title_variants,
+            )
         if state.config.generator == "llm" and state.config.llm_model:
             try:
                 state.draft = answer_llm(

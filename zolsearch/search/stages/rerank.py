@@ -133,6 +133,7 @@ def rerank_apply(
         asked=state.question,
         vectors=vectors,
         qtype_needs_topic=state.config.qtype_match_needs_topic,
+        foci_title_variants=state.config.foci_title_variants,
     )
     scores = reranker.rerank(query, candidates)
     by_id = {i: float(s) for i, s in zip(ids, scores, strict=True)}
