@@ -15,6 +15,7 @@ from taxonomy.snomed import snomed_import
 from zolsearch.search.config import pipeline_config_default
 from zolsearch.search.focus import (
     Focus,
+    eponym_short_name,
     focus_link,
     focus_variants,
     medquad_lexicon,
@@ -427,6 +428,27 @@ def test_a_possessive_names_the_eponym_without_its_apostrophe() -> None:
         assert state.search_query.endswith(" Menkes disease")
     finally:
         medquad_lexicon_clear()
+
+
+def test_a_condition_named_after_a_person_is_linked_from_the_name_alone() -> None:
+    """GIVEN the MedQuAD slice (GARD's "Angelman Syndrome", NINDS's "Landau-Kleffner Syndrome"
+    and "Alzheimer's Disease") WHEN a message names the eponym alone, as patients do ("is
+    angelman erfelijk?", "what is landau-kleffner") THEN the focus is the condition; an eponym
+    that is a frequent English word ("Alexander", "Alzheimer") is not linked by it, and names of
+    another shape give no eponym."""
+    assert eponym_short_name("Tourette syndrome") == "Tourette"
+    assert eponym_short_name("Parkinson's Disease") == "Parkinson"
+    assert eponym_short_name("Wolff-Parkinson-White syndrome") == "Wolff-Parkinson-White"
+    assert eponym_short_name("Niemann-Pick disease type C") == ""
+    assert eponym_short_name("Fragile X syndrome") == ""
+    assert eponym_short_name("ABCD syndrome") == ""
+    medquad_lexicon_clear()
+    found = focus_link(question="is angelman erfelijk?", resolution=None, language="nl")
+    assert found is not None and (found.text, found.matched) == ("Angelman Syndrome", "angelman")
+    found = focus_link(question="what is landau-kleffner", resolution=None, language="en")
+    assert found is not None and found.text == "Landau-Kleffner Syndrome"
+    lexicon = medquad_lexicon()
+    assert "angelman" in lexicon and "alzheimer" not in lexicon and "alexander" not in lexicon
 
 
 def test_a_plural_topic_name_is_linked_from_its_singular() -> None:

@@ -213,6 +213,24 @@ def focus_variants(focus: str) -> list[str]:
     return out
 
 
+# "<Eponym>['s] syndrome|disease" as MedQuAD names it: one capitalised name, or several joined by
+# hyphens ("Wolff-Parkinson-White"); "Down syndrome", "Fragile X syndrome" and "Niemann-Pick
+# disease type C" have no such form (an everyday word, two words, a type after it).
+_EPONYM_NAME = re.compile(
+    r"^([A-Z][a-z\u00e0-\u00ff]+(?:-[A-Z][a-z\u00e0-\u00ff]+)*)(?:['\u2019]s)?\s+(?:[Ss]yndrome|[Dd]isease)$"
+)
+
+
+def eponym_short_name(name: str) -> str:
+    """The eponym a condition's name is made of, as patients say it alone ("wat is tourette?",
+    "hoe wordt parkinson behandeld?", "is huntington erfelijk"): "Tourette" of "Tourette
+    syndrome", "Parkinson" of "Parkinson's Disease", "Wolff-Parkinson-White" of
+    "Wolff-Parkinson-White syndrome"; "" for any other name ("Down syndrome" has one too: the
+    caller leaves out everyday words). Never raises."""
+    match = _EPONYM_NAME.match(" ".join(name.split()))
+    return match.group(1) if match else ""
+
+
 # English plural endings that are not a plural: "-ss" (abscess), "-us" (lupus), "-is"
 # (sclerosis), and the shortest singular a one-word name may have (shorter plurals are everyday
 # words: "falls", "burns", "hives", "mumps"; MedQuAD's one-word plurals worth it are longer:
@@ -278,6 +296,16 @@ def _lexicon_read() -> _Lexicon:
             normalised = text_normalise(synonym) if isinstance(synonym, str) else ""
             if len(normalised) >= MIN_SYNONYM_CHARS:
                 synonyms.setdefault(normalised, term)
+    # A condition named after a person is said by that name alone ("parkinson", "de ziekte van
+    # crohn", "marfan"): the eponym of a focus "<Eponym>['s] syndrome|disease" is a synonym,
+    # unless it is among the most frequent English words, where surnames that are words sit
+    # ("Down", "Brown", "Young", "Wilson"; also "Alzheimer" and "Huntington", rank 9,670 and
+    # 8,992, left out with them). Measured on the labelled set: docs/EVALUATION.md, "Eponyms".
+    everyday = most_frequent_words("en", SINGULAR_EVERYDAY_TOP)
+    for term in foci.values():
+        short = text_normalise(eponym_short_name(term.focus))
+        if len(short) >= MIN_SYNONYM_CHARS and short not in everyday:
+            synonyms.setdefault(short, term)
     terms = {k: v for k, v in {**synonyms, **foci}.items() if k}
     own = sorted(k for k in foci if k)
     others = sorted(k for k in synonyms if k and k not in foci)
@@ -288,7 +316,6 @@ def _lexicon_read() -> _Lexicon:
     # A one-word singular that is an everyday word ("medication", "medicine", "hormone" of
     # MedQuAD's "Medicines" and its synonyms) would link a practical question; so would an
     # acronym's ("CLIPPERS" → "clipper").
-    everyday = most_frequent_words("en", SINGULAR_EVERYDAY_TOP)
     singulars: dict[str, _Term] = {}
     for name in sorted(terms):
         term = terms[name]
