@@ -203,7 +203,9 @@ class _FocusView:
     """The focus- and site-agreement inputs of stored answers: each answer's linked focus and
     question type (its trace), the :class:`~zolsearch.search.gate.Subject` of its candidates
     (``chunk_scores``) and of the chunks its draft cites (one query for all their documents; a
-    page is a hospital's own when its source has a priority now), and the index's site labels."""
+    page is a hospital's own when its source has a priority now, and is about the names its
+    focus title holds too, as the default ``foci_title_variants`` reads it, whatever the
+    configuration the answer was served with), and the index's site labels."""
 
     def __init__(self, answers: Sequence[Answer]) -> None:
         ids = {int(row["chunk_id"]) for a in answers for row in (a.chunk_scores or []) if "chunk_id" in row}

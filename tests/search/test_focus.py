@@ -15,6 +15,7 @@ from taxonomy.snomed import snomed_import
 from zolsearch.search.config import pipeline_config_default
 from zolsearch.search.focus import (
     Focus,
+    eponym_everyday,
     eponym_short_name,
     focus_link,
     focus_variants,
@@ -343,6 +344,27 @@ def test_an_answer_about_a_named_condition_keeps_only_pages_about_it() -> None:
     assert chunks_same_focus(chunks, focus="Wilson disease") == chunks
 
 
+def test_the_answer_and_the_gate_read_a_focus_title_s_names_with_the_flag() -> None:
+    """GIVEN CDC's "Alkhurma Hemorrhagic Fever (AHF)" page and GARD's ABCD syndrome page of the
+    slice WHEN the linked focus is "Alkhurma hemorrhagic fever" (the name inside the title)
+    THEN with ``title_variants`` the answer keeps the CDC page alone and the gate's subject of
+    the page names it; without it neither page is about that focus, so nothing is left out."""
+    from zolsearch.search.gate import Subject
+
+    ahf = (
+        Chunk.objects.filter(document__metadata__focus="Alkhurma Hemorrhagic Fever (AHF)")
+        .select_related("document")
+        .first()
+    )
+    abcd = Chunk.objects.filter(document__url__endswith="/gard/335/abcd-syndrome").select_related("document").first()
+    assert ahf is not None and abcd is not None
+    focus = "Alkhurma hemorrhagic fever"
+    assert chunks_same_focus([abcd, ahf], focus=focus, title_variants=True) == [ahf]
+    assert chunks_same_focus([abcd, ahf], focus=focus, title_variants=False) == [abcd, ahf]
+    assert "alkhurma hemorrhagic fever" in Subject.of(ahf.document.metadata, title_variants=True).foci
+    assert "alkhurma hemorrhagic fever" not in Subject.of(ahf.document.metadata, title_variants=False).foci
+
+
 def test_the_gate_refuses_a_draft_about_another_condition() -> None:
     """GIVEN the MedQuAD slice (GARD's Aicardi syndrome and Aicardi-Goutières syndrome type 1–5
     pages) WHEN "Is Aicardi syndrome inherited?" is answered THEN the gate passes the draft;
@@ -433,22 +455,28 @@ def test_a_possessive_names_the_eponym_without_its_apostrophe() -> None:
 def test_a_condition_named_after_a_person_is_linked_from_the_name_alone() -> None:
     """GIVEN the MedQuAD slice (GARD's "Angelman Syndrome", NINDS's "Landau-Kleffner Syndrome"
     and "Alzheimer's Disease") WHEN a message names the eponym alone, as patients do ("is
-    angelman erfelijk?", "what is landau-kleffner") THEN the focus is the condition; an eponym
-    that is a frequent English word ("Alexander", "Alzheimer") is not linked by it, and names of
-    another shape give no eponym."""
+    angelman erfelijk?", "what is landau-kleffner", "hoe onderzoeken ze of iemand alzheimer
+    heeft") THEN the focus is the condition; an eponym that is an everyday word in English, Dutch
+    or French ("Alexander", "Graves", "Wilson") is not linked by it, and names of another shape
+    give no eponym."""
     assert eponym_short_name("Tourette syndrome") == "Tourette"
     assert eponym_short_name("Parkinson's Disease") == "Parkinson"
     assert eponym_short_name("Wolff-Parkinson-White syndrome") == "Wolff-Parkinson-White"
     assert eponym_short_name("Niemann-Pick disease type C") == ""
     assert eponym_short_name("Fragile X syndrome") == ""
     assert eponym_short_name("ABCD syndrome") == ""
+    assert eponym_short_name("Graves' Disease") == "Graves"
+    assert eponym_everyday("graves") and eponym_everyday("wilson") and eponym_everyday("alexander")
+    assert not eponym_everyday("parkinson") and not eponym_everyday("alzheimer")
     medquad_lexicon_clear()
     found = focus_link(question="is angelman erfelijk?", resolution=None, language="nl")
     assert found is not None and (found.text, found.matched) == ("Angelman Syndrome", "angelman")
     found = focus_link(question="what is landau-kleffner", resolution=None, language="en")
     assert found is not None and found.text == "Landau-Kleffner Syndrome"
+    found = focus_link(question="hoe onderzoeken ze of iemand alzheimer heeft", resolution=None, language="nl")
+    assert found is not None and found.text == "Alzheimer's Disease"
     lexicon = medquad_lexicon()
-    assert "angelman" in lexicon and "alzheimer" not in lexicon and "alexander" not in lexicon
+    assert "angelman" in lexicon and "alexander" not in lexicon
 
 
 def test_a_plural_topic_name_is_linked_from_its_singular() -> None:

@@ -133,7 +133,9 @@ class Subject(NamedTuple):
         """The subject of a page with this document ``metadata`` (its MedQuAD ``focus``,
         ``synonyms`` and ``qtype``); ``url``: the page's web address, read when ``own`` (its
         source has a priority: a hospital's own page; general medical sites' host names are
-        English words that questions use, "cancer", "rarediseases")."""
+        English words that questions use, "cancer", "rarediseases"); ``title_variants``: the
+        page is about the names its focus title holds too (the pipeline flag
+        ``foci_title_variants``, :func:`zolsearch.search.focus.document_foci`)."""
         return cls(
             foci=document_foci(metadata, title_variants=title_variants),
             qtype=str(metadata.get("qtype") or ""),
