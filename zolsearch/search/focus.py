@@ -52,6 +52,7 @@ import unicodedata
 from collections import Counter
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
+from functools import lru_cache
 
 import numpy as np
 from scipy import sparse
@@ -214,6 +215,16 @@ def focus_variants(focus: str) -> list[str]:
     return out
 
 
+@lru_cache(maxsize=16_384)
+def focus_title_names(focus: str) -> tuple[str, ...]:
+    """The names ``focus`` (a MedQuAD focus title) holds besides itself (:func:`focus_variants`),
+    normalised (:func:`core.text.text_normalise`) and of at least :data:`MIN_SYNONYM_CHARS`
+    characters, in :func:`focus_variants`' order: what the lexicon keeps as the focus's synonyms
+    and a page's foci include (:func:`document_foci`). Held per process (a page's foci are read
+    for every candidate of every question; MedQuAD has about 10,000 foci). Never raises."""
+    return tuple(name for name in map(text_normalise, focus_variants(focus)) if len(name) >= MIN_SYNONYM_CHARS)
+
+
 # "<Eponym>['s|s'] syndrome|disease" as MedQuAD names it: one capitalised word, or several joined
 # by hyphens ("Wolff-Parkinson-White"), possessive or not ("Graves' Disease"); "Fragile X
 # syndrome" and "Niemann-Pick disease type C" have no such form (two words, a type after it),
@@ -318,8 +329,8 @@ def _lexicon_read() -> _Lexicon:
             cui=str(cuis[0]) if isinstance(cuis, list) and cuis else "",
         )
         foci.setdefault(text_normalise(focus), term)
-        for synonym in [*focus_variants(focus), *(others if isinstance(others, list) else [])]:
-            normalised = text_normalise(synonym) if isinstance(synonym, str) else ""
+        umls = [text_normalise(s) if isinstance(s, str) else "" for s in (others if isinstance(others, list) else [])]
+        for normalised in [*focus_title_names(focus), *umls]:
             if len(normalised) >= MIN_SYNONYM_CHARS:
                 synonyms.setdefault(normalised, term)
     # A condition named after a person is said by that name alone ("parkinson", "de ziekte van
@@ -330,7 +341,6 @@ def _lexicon_read() -> _Lexicon:
         short = text_normalise(eponym_short_name(term.focus))
         if len(short) >= MIN_SYNONYM_CHARS and not eponym_everyday(short):
             synonyms.setdefault(short, term)
-    everyday = most_frequent_words("en", SINGULAR_EVERYDAY_TOP)
     terms = {k: v for k, v in {**synonyms, **foci}.items() if k}
     own = sorted(k for k in foci if k)
     others = sorted(k for k in synonyms if k and k not in foci)
@@ -341,6 +351,7 @@ def _lexicon_read() -> _Lexicon:
     # A one-word singular that is an everyday word ("medication", "medicine", "hormone" of
     # MedQuAD's "Medicines" and its synonyms) would link a practical question; so would an
     # acronym's ("CLIPPERS" → "clipper").
+    everyday = most_frequent_words("en", SINGULAR_EVERYDAY_TOP)
     singulars: dict[str, _Term] = {}
     for name in sorted(terms):
         term = terms[name]
@@ -415,9 +426,8 @@ def medquad_spelling(question: str, language: str) -> list[Correction]:
 def document_foci(metadata: dict[str, object], *, title_variants: bool = True) -> frozenset[str]:
     """The normalised foci a document is about (:func:`core.text.text_normalise`): its MedQuAD
     ``metadata["focus"]`` and its UMLS ``metadata["synonyms"]``; with ``title_variants`` also
-    the names its focus title holds (:func:`focus_variants`, of at least
-    :data:`MIN_SYNONYM_CHARS` characters, as the lexicon keeps them: CDC's "Tuberculosis (TB)"
-    is also about "tuberculosis"); empty for a document without them (hospital pages, RIVM). A
+    the names its focus title holds (:func:`focus_title_names`, as the lexicon keeps them: CDC's
+    "Tuberculosis (TB)" is also about "tuberculosis"); empty for a document without them (hospital pages, RIVM). A
     linked :class:`Focus` whose normalised text is among them is the page's own subject (the
     reranker's ``focus_match`` feature, the gate's focus agreement, the answer's same-focus
     chunks).
@@ -432,7 +442,7 @@ def document_foci(metadata: dict[str, object], *, title_variants: bool = True) -
     names += [s for s in synonyms if isinstance(s, str)] if isinstance(synonyms, list) else []
     normalised = {text_normalise(name) for name in names}
     if title_variants and isinstance(focus, str):
-        normalised |= {v for v in map(text_normalise, focus_variants(focus)) if len(v) >= MIN_SYNONYM_CHARS}
+        normalised.update(focus_title_names(focus))
     return frozenset(n for n in normalised if n)
 
 

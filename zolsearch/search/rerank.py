@@ -46,7 +46,8 @@ def _precision(title: str, query_stems: frozenset[str], language: str) -> float:
 
 def _topic_shared(query_stems: frozenset[str], foci: frozenset[str], language: str) -> bool:
     """Whether the question shares a stem with a name of the page's subject (``foci``: its
-    MedQuAD focus and UMLS synonyms, :func:`zolsearch.search.focus.document_foci`); False for a
+    MedQuAD focus, UMLS synonyms and, with ``foci_title_variants``, its title's names:
+    :func:`zolsearch.search.focus.document_foci`); False for a
     page without one. The names are stemmed together, one held stem set per page (the held sets
     are the coverage features' too: one entry a name would crowd them out)."""
     return bool(foci) and bool(query_stems & terms_stem_set_held(" ".join(sorted(foci)), language))
