@@ -204,7 +204,8 @@ class _FocusView:
     question type (its trace), the :class:`~zolsearch.search.gate.Subject` of its candidates
     (``chunk_scores``) and of the chunks its draft cites (one query for all their documents; a
     page is a hospital's own when its source has a priority now, and is about the names its
-    focus title holds too, as the default ``foci_title_variants`` reads it, whatever the
+    focus title holds and the focus another site names the same condition by too, as the
+    defaults ``foci_title_variants`` and ``foci_equivalents`` read it, whatever the
     configuration the answer was served with), and the index's site labels."""
 
     def __init__(self, answers: Sequence[Answer]) -> None:
@@ -219,7 +220,7 @@ class _FocusView:
         self.urls: dict[int, str] = {}
         self.languages: dict[int, str] = {}
         for chunk_id, metadata, url, priority, language in rows:
-            self.subjects[chunk_id] = Subject.of(metadata or {}, url=url, own=priority > 0)
+            self.subjects[chunk_id] = Subject.of(metadata or {}, url=url, own=priority > 0, equivalents=True)
             self.urls[chunk_id] = url or ""
             self.languages[chunk_id] = language or ""
         self.sites = index_site_labels()

@@ -137,6 +137,7 @@ def rerank_questions_collect(
             asked=state.question,
             qtype_needs_topic=retrieval.qtype_match_needs_topic,
             foci_title_variants=retrieval.foci_title_variants,
+            foci_equivalents=retrieval.foci_equivalents,
         )
         ids = [i for i, _ in state.fused if i in state.chunks]
         x = np.array([[c.features[n] for n in FEATURE_NAMES] for c in candidates], dtype=np.float64)

@@ -53,7 +53,7 @@ FEATURE_NAMES = (
     "qtype_match",  # 1 when the page answers the question type asked (MedQuAD qtype metadata), else 0; with
     # qtype_match_needs_topic only when the page is also about what the question names
     "focus_match",  # 1 when the page is about the question's linked focus (its focus or a synonym; with
-    # foci_title_variants also a name its focus title holds), else 0
+    # foci_title_variants also a name its focus title holds; with foci_equivalents another site's name of it), else 0
     "priority",  # the source's priority / 10, in [0, 1]
     "priority_for_intent",  # the same when the intent wants the hospital's own pages (practical, routing), else 0
     "lexical_hit",  # 1 when BM25 found the chunk, else 0

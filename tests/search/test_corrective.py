@@ -106,6 +106,65 @@ def test_a_page_is_about_the_names_its_focus_title_holds() -> None:
     assert document_foci({"focus": "Tuberculosis (TB)"}, title_variants=False) == frozenset({"tuberculosis tb"})
 
 
+def test_two_sites_names_of_one_condition_pair_one_to_one() -> None:
+    """GIVEN foci and their UMLS synonyms WHEN paired THEN two foci are one condition when one
+    lists the other and neither is paired with a third: a family name several types list is
+    paired with none of them, nor is a focus that lists itself."""
+    from zolsearch.search.focus import focus_equivalents_pair
+
+    listed = {
+        "chronic myeloid leukemia": {"cml", "chronic myelogenous leukemia"},
+        "chronic myelogenous leukemia": set(),
+        "achondrogenesis": {"achondrogenesis type 1a"},
+        "achondrogenesis type 1a": set(),
+        "achondrogenesis type 2": {"achondrogenesis"},
+        "asthma": {"asthma"},
+    }
+    assert focus_equivalents_pair(listed) == {
+        "chronic myeloid leukemia": "chronic myelogenous leukemia",
+        "chronic myelogenous leukemia": "chronic myeloid leukemia",
+    }
+    assert focus_equivalents_pair({}) == {}
+
+
+def test_a_page_is_about_the_name_another_site_gives_its_condition(slice_dir: Path) -> None:
+    """GIVEN the test corpus (NINDS's "Alpers' Disease" among it) and the slice's real GHR file
+    on "Alpers-Huttenlocher syndrome", which lists "Alpers disease" among its UMLS synonyms,
+    ingested beside it, and "Achondrogenesis", which two of its types list WHEN a question
+    about Alpers-Huttenlocher syndrome is featurised THEN with ``foci_equivalents`` NINDS's
+    pages' ``focus_match`` is 1 as GHR's is (NINDS lists no synonyms), without it only GHR's;
+    the family name stays unpaired."""
+    from ingestion.connectors.medquad import MedQuADConnector
+    from zolsearch.search.focus import document_foci, focus_equivalent, medquad_lexicon_clear
+
+    connector = MedQuADConnector()
+    records = list(connector.records(slice_dir / "3_GHR_QA" / "0000038.xml"))
+    assert records and all(isinstance(r, DocumentRecord) for r in records)
+    source, _ = Source.objects.get_or_create(key=connector.source_key, defaults={"name": connector.source_name})
+    documents_upsert(source=source, records=records, provider=embedding_provider_get())
+    medquad_lexicon_clear()
+    assert focus_equivalent("alpers disease") == "alpers huttenlocher syndrome"
+    assert focus_equivalent("alpers huttenlocher syndrome") == "alpers disease"
+    assert focus_equivalent("achondrogenesis") == "" and focus_equivalent("achondrogenesis type 2") == ""
+    ninds = {"focus": "Alpers' Disease", "synonyms": []}
+    assert "alpers huttenlocher syndrome" in document_foci(ninds, equivalents=True)
+    assert document_foci(ninds) == frozenset({"alpers disease"})
+
+    question = "Is Alpers-Huttenlocher syndrome inherited?"
+    state = pipeline_run(request=SearchRequest(question=question, language="en"), config=pipeline_config_default())
+    foci = [state.chunks[i].document.metadata.get("focus") for i, _ in state.fused if i in state.chunks]
+    assert "Alpers' Disease" in foci and "Alpers-Huttenlocher syndrome" in foci
+
+    def marks(equivalents: bool) -> list[float]:
+        return feature_of_candidates(
+            state, "focus_match", question=question, focus="Alpers-Huttenlocher syndrome", foci_equivalents=equivalents
+        )
+
+    assert marks(True) == [1.0 if f in {"Alpers' Disease", "Alpers-Huttenlocher syndrome"} else 0.0 for f in foci]
+    assert marks(False) == [1.0 if f == "Alpers-Huttenlocher syndrome" else 0.0 for f in foci]
+    medquad_lexicon_clear()  # the next test's corpus has no GHR page
+
+
 def test_the_question_type_counts_only_for_pages_about_what_the_question_names() -> None:
     """GIVEN the candidates of a question about ABCD syndrome's symptoms
     WHEN they are featurised with the question type "symptoms" THEN ``qtype_match`` marks every

@@ -130,7 +130,10 @@ class PipelineConfig(BaseModel):
       ``foci_title_variants``: a MedQuAD page is also about the names its focus title holds
       (:func:`zolsearch.search.focus.document_foci`: "Tuberculosis (TB)" is about
       "tuberculosis"), for the reranker's ``focus_match``, the gate's focus agreement and the
-      answer's same-focus chunks.
+      answer's same-focus chunks. ``foci_equivalents``: and about the focus another MedQuAD
+      site names the same condition by, when the two are paired one to one through UMLS
+      synonyms (:func:`zolsearch.search.focus.focus_equivalents_pair`: Cancer.gov's "Chronic
+      Myelogenous Leukemia" is about "chronic myeloid leukemia"), for the same three.
     - ``understanding_enabled``: intent and question type from the offline classifiers; the
       classifier's intent is used when the graph implies none and its probability is ≥
       ``understanding_intent_min``. ``reduced_query_enabled``: long messages are searched with
@@ -260,6 +263,7 @@ class PipelineConfig(BaseModel):
     named_hospital_first: bool = True
     qtype_match_needs_topic: bool = True
     foci_title_variants: bool = True
+    foci_equivalents: bool = True
     keyword_rescue_enabled: bool = True
     keyword_rescue_min_chars: int = Field(default=6, ge=1, le=50)
     keyword_rescue_max_chunks: int = Field(default=3, ge=0, le=50)
@@ -392,6 +396,7 @@ FIELDS_ADDED: dict[str, Any] = {
     "intent_question_sentence": False,  # 2026-11-29: the intent was read from the whole message
     "qtype_match_needs_topic": False,  # 2026-11-29: qtype_match counted pages about any subject
     "foci_title_variants": False,  # 2026-11-29: a page was about its focus title and UMLS synonyms only
+    "foci_equivalents": False,  # 2026-11-29: nor about another site's name of the same condition
 }
 
 

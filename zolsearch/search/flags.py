@@ -46,6 +46,7 @@ _SPECS = (
     FlagSpec("spelling_correction_languages", "understanding", 'Languages whose misspelled medical words are corrected before searching ("aneurism" → "aneurysm", "aambijen" → "aambeien"; comma separated; English and Dutch).'),
     FlagSpec("qtype_match_needs_topic", "reranking", "Count a page's question type (treatment, symptoms, …) for the reranker only when the page is about what the question names."),
     FlagSpec("foci_title_variants", "reranking", 'Take a general medical page to be about the names its title holds too ("Tuberculosis (TB)" is about tuberculosis) when matching it to what the question names.'),
+    FlagSpec("foci_equivalents", "reranking", 'Take a general medical page to be about the name another site gives the same condition too (Cancer.gov\'s "Chronic Myelogenous Leukemia" is GARD\'s "chronic myeloid leukemia") when matching it to what the question names.'),
     FlagSpec("named_hospital_first", "reranking", "When a question names a hospital with a page among the candidates, put that hospital's pages before other hospitals' own pages."),
     FlagSpec("followup_enabled", "understanding", 'Resolve a short follow-up ("en in Maaseik?") against the previous question of the same conversation.'),
     FlagSpec("followup_max_age_s", "understanding", "Oldest previous turn (seconds) a follow-up is resolved against."),

@@ -128,16 +128,24 @@ class Subject(NamedTuple):
 
     @classmethod
     def of(
-        cls, metadata: dict[str, object], *, url: str = "", own: bool = False, title_variants: bool = True
+        cls,
+        metadata: dict[str, object],
+        *,
+        url: str = "",
+        own: bool = False,
+        title_variants: bool = True,
+        equivalents: bool = False,
     ) -> Subject:
         """The subject of a page with this document ``metadata`` (its MedQuAD ``focus``,
         ``synonyms`` and ``qtype``); ``url``: the page's web address, read when ``own`` (its
         source has a priority: a hospital's own page; general medical sites' host names are
         English words that questions use, "cancer", "rarediseases"); ``title_variants``: the
         page is about the names its focus title holds too (the pipeline flag
-        ``foci_title_variants``, :func:`zolsearch.search.focus.document_foci`)."""
+        ``foci_title_variants``, :func:`zolsearch.search.focus.document_foci`); ``equivalents``:
+        and about the focus another site names the same condition by (the flag
+        ``foci_equivalents``; reads the index's lexicon)."""
         return cls(
-            foci=document_foci(metadata, title_variants=title_variants),
+            foci=document_foci(metadata, title_variants=title_variants, equivalents=equivalents),
             qtype=str(metadata.get("qtype") or ""),
             site=site_labels(url) if own and url else (),
         )

@@ -72,6 +72,7 @@ def rerank_candidates(
     vectors: dict[int, np.ndarray] | None = None,
     qtype_needs_topic: bool = False,
     foci_title_variants: bool = False,
+    foci_equivalents: bool = False,
 ) -> list[RerankCandidate]:
     """One :class:`RerankCandidate` per fused id present in ``chunks``, in fused order.
 
@@ -93,7 +94,8 @@ def rerank_candidates(
     (:class:`zolsearch.search.focus.Focus` text; "" none), matched after
     :func:`core.text.text_normalise` against a document's ``metadata["focus"]`` and
     ``metadata["synonyms"]`` (MedQuAD's focus and its UMLS synonyms), and with
-    ``foci_title_variants`` the names the focus title holds (:func:`zolsearch.search.focus.document_foci`).
+    ``foci_title_variants`` the names the focus title holds, with ``foci_equivalents`` the focus
+    another site names the same condition by (:func:`zolsearch.search.focus.document_foci`).
     ``sites``: every site's labels in the index (:func:`zolsearch.search.sites.index_site_labels`,
     read when None), for ``site_named``: 1 when ``asked`` (the question as the patient wrote it;
     ``question`` when "", which may be a reduced or expanded query without the hospital's name)
@@ -126,7 +128,7 @@ def rerank_candidates(
             stems_by_language[chunk_language] = terms_stem_set(question, language=chunk_language)
         stems = stems_by_language[chunk_language]
         priority = priorities.get(chunk.document.source.key, 0) / SOURCE_PRIORITY_MAX
-        foci = document_foci(chunk.document.metadata, title_variants=foci_title_variants)
+        foci = document_foci(chunk.document.metadata, title_variants=foci_title_variants, equivalents=foci_equivalents)
         focus_hit = bool(focus_key) and focus_key in foci
         features = {
             "dense": dense_scores.get(chunk_id, 0.0),

@@ -17,16 +17,22 @@ from zolsearch.search.stages.base import SearchState, Stage, StopPipeline
 logger = logging.getLogger(__name__)
 
 
-def chunks_same_focus(chunks: list[Chunk], *, focus: str, title_variants: bool = True) -> list[Chunk]:
+def chunks_same_focus(
+    chunks: list[Chunk], *, focus: str, title_variants: bool = True, equivalents: bool = False
+) -> list[Chunk]:
     """``chunks`` (in order) without those about another MedQuAD focus than ``focus``, when at
     least one is about ``focus`` itself (:func:`~zolsearch.search.focus.document_foci`: its focus
-    or a UMLS synonym; with ``title_variants`` the names its focus title holds). Unchanged
+    or a UMLS synonym; with ``title_variants`` the names its focus title holds; with
+    ``equivalents`` the focus another site names the same condition by). Unchanged
     when ``focus`` is "" or no chunk is about it; chunks of documents without foci (hospital
     pages, RIVM) are always kept."""
     key = text_normalise(focus) if focus else ""
     if not key:
         return chunks
-    foci = [document_foci(chunk.document.metadata, title_variants=title_variants) for chunk in chunks]
+    foci = [
+        document_foci(chunk.document.metadata, title_variants=title_variants, equivalents=equivalents)
+        for chunk in chunks
+    ]
     if not any(key in names for names in foci):
         return chunks
     return [chunk for chunk, names in zip(chunks, foci, strict=True) if not names or key in names]
@@ -47,6 +53,7 @@ class GenerationStage(Stage):
                 top,
                 focus=state.focus.text if state.focus is not None else "",
                 title_variants=state.config.foci_title_variants,
+                equivalents=state.config.foci_equivalents,
             )
         if state.config.generator == "llm" and state.config.llm_model:
             try:

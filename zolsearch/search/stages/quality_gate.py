@@ -76,8 +76,13 @@ def draft_subject_disagrees(state: SearchState) -> bool:
     False without a focus or a draft."""
     if state.focus is None or state.draft is None:
         return False
-    variants = state.config.foci_title_variants
-    subjects = {i: Subject.of(chunk.document.metadata, title_variants=variants) for i, chunk in state.chunks.items()}
+    config = state.config
+    subjects = {
+        i: Subject.of(
+            chunk.document.metadata, title_variants=config.foci_title_variants, equivalents=config.foci_equivalents
+        )
+        for i, chunk in state.chunks.items()
+    }
     return subject_disagrees(
         text_normalise(state.focus.text),
         state.qtype,

@@ -134,6 +134,7 @@ def rerank_apply(
         vectors=vectors,
         qtype_needs_topic=state.config.qtype_match_needs_topic,
         foci_title_variants=state.config.foci_title_variants,
+        foci_equivalents=state.config.foci_equivalents,
     )
     scores = reranker.rerank(query, candidates)
     by_id = {i: float(s) for i, s in zip(ids, scores, strict=True)}
