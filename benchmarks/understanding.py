@@ -17,6 +17,13 @@ the question sentence's, as the pipeline reads it): ``.venv/bin/python -m benchm
 qtype medquad-dev-noisy medquad-heldout-noisy``; results in
 ``docs/bench-results/understanding_qtype.json``. Needs no database.
 
+The chat-model backend (:func:`llm_accuracy`; needs ``UNDERSTANDING_LLM_MODEL`` and
+``LLM_BASE_URL``, and a database, as the pipeline: de-identification reads the taxonomy's
+doctors when a message names a person): ``.venv/bin/python -m benchmarks.understanding llm``: intent
+and question-type accuracy of the configured model on every labelled message (no training, so no
+folds), per language, its reduced queries scored as the offline ones, the replies outside the
+schema and the latency per message (ms); results in ``docs/bench-results/understanding_llm.json``.
+
 Follow-up resolution (:func:`followup_accuracy`, also part of the run above; alone, printing
 only: ``.venv/bin/python -m benchmarks.understanding followups``): the decision's accuracy on
 ``data/understanding/followups.jsonl``, and for the labelled follow-ups the share whose resolved
@@ -268,8 +275,78 @@ def qtype_accuracy(set_names: list[str]) -> dict[str, object]:
     return report
 
 
+def llm_accuracy() -> dict[str, object]:
+    """The configured chat model's understanding (:mod:`zolsearch.search.understanding_llm`) of
+    every labelled message: ``accuracy`` per language ({"n", "intent", "qtype"}, shares in
+    [0, 1]; a reply outside the schema counts as wrong), ``unavailable`` (replies outside the
+    schema or endpoint failures, with the first five reasons), ``reduction`` (reference stem
+    recall and the share of words kept, over the long messages the model reduced) and
+    ``latency_ms`` (p50 / p95 of one call, ms). Raises ``SystemExit`` when no model is
+    configured."""
+    import time
+
+    from django.conf import settings
+
+    from benchmarks.common import percentile
+    from core.text import STOPWORDS, terms_stem
+    from zolsearch.search.understanding import labelled_queries
+    from zolsearch.search.understanding_llm import UnderstandingUnavailable, understanding_llm
+
+    model = settings.UNDERSTANDING_LLM_MODEL
+    if not (model and settings.LLM_BASE_URL):
+        raise SystemExit("set UNDERSTANDING_LLM_MODEL and LLM_BASE_URL to measure a chat model's understanding")
+    cells: dict[str, dict[str, list[int]]] = defaultdict(lambda: defaultdict(list))
+    failures: list[str] = []
+    timings: list[float] = []
+    recalls, kept_shares = [], []
+    for row in labelled_queries():
+        started = time.perf_counter()
+        try:
+            understood = understanding_llm(question=row.text, language=row.language, model=model)
+        except UnderstandingUnavailable as exc:
+            understood = None
+            failures.append(f"{row.text[:60]}: {exc}")
+        timings.append((time.perf_counter() - started) * 1000)
+        for bucket in ("all", row.language):
+            cells[bucket]["intent"].append(int(understood is not None and understood.intent == row.intent))
+            cells[bucket]["qtype"].append(int(understood is not None and understood.qtype == row.qtype))
+        if understood is not None and understood.reduced and row.reduced != row.text:
+            stop = STOPWORDS.get(row.language, set())
+            reference = {x for x in terms_stem(row.reduced, language=row.language) if x not in stop}
+            if reference:
+                recalls.append(
+                    len(reference & set(terms_stem(understood.reduced, language=row.language))) / len(reference)
+                )
+                kept_shares.append(len(understood.reduced.split()) / len(row.text.split()))
+    return {
+        "model": model,
+        "accuracy": {
+            bucket: {"n": len(v["intent"]), **{k: round(sum(x) / len(x), 3) for k, x in v.items()}}
+            for bucket, v in sorted(cells.items())
+        },
+        "unavailable": {"n": len(failures), "first": failures[:5]},
+        "reduction": {
+            "messages": len(recalls),
+            "reference_stem_recall": round(sum(recalls) / len(recalls), 3) if recalls else None,
+            "words_kept_share": round(sum(kept_shares) / len(kept_shares), 3) if kept_shares else None,
+        },
+        "latency_ms": {"p50": round(percentile(timings, 50), 1), "p95": round(percentile(timings, 95), 1)},
+    }
+
+
 if __name__ == "__main__":
-    if sys.argv[1:2] == ["qtype"]:
+    if sys.argv[1:2] == ["llm"]:
+        os.environ.setdefault("DJANGO_SETTINGS_MODULE", "zolsearch.settings")
+        sys.path.insert(0, str(BASE_DIR))
+        import django
+
+        django.setup()
+        from benchmarks.common import results_write
+
+        report = llm_accuracy()
+        print("chat-model understanding, labelled set:", json.dumps(report, indent=1))
+        print("wrote", results_write("understanding_llm", report))
+    elif sys.argv[1:2] == ["qtype"]:
         os.environ.setdefault("DJANGO_SETTINGS_MODULE", "zolsearch.settings")
         sys.path.insert(0, str(BASE_DIR))
         import django

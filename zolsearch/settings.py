@@ -275,6 +275,12 @@ LLM_BASE_URL = env("LLM_BASE_URL", default="")
 LLM_API_KEY = env("LLM_API_KEY", default="not-needed")
 LLM_TIMEOUT_S = env.float("LLM_TIMEOUT_S", default=20.0)
 LLM_MAX_RETRIES = env.int("LLM_MAX_RETRIES", default=2)
+# Query understanding by a chat model on the same endpoint (blank: the offline classifiers);
+# its own client timeout (s) and retries: it runs before retrieval on every request, and when it
+# fails the offline classifiers answer. 3 s and no retry provisional, set by hand.
+UNDERSTANDING_LLM_MODEL = env("UNDERSTANDING_LLM_MODEL", default="")
+UNDERSTANDING_LLM_TIMEOUT_S = env.float("UNDERSTANDING_LLM_TIMEOUT_S", default=3.0)
+UNDERSTANDING_LLM_MAX_RETRIES = env.int("UNDERSTANDING_LLM_MAX_RETRIES", default=0)
 
 # Fast quality gate threshold per embedding model key (score in [-1, 1]); issue 4's calibration
 # will replace these with stored, evidenced values. use-multilingual-v3: Youden's J over 200

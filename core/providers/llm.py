@@ -73,8 +73,12 @@ def _chat_llm(model: str, base_url: str, api_key: str, timeout_s: float, max_ret
     return ChatLLM(model=model, base_url=base_url, api_key=api_key, timeout_s=timeout_s, max_retries=max_retries)
 
 
-def chat_llm_get(model: str) -> ChatLLM:
-    """The process-wide client for ``model`` on the configured endpoint (connections reused)."""
-    return _chat_llm(
-        model, settings.LLM_BASE_URL, settings.LLM_API_KEY, settings.LLM_TIMEOUT_S, settings.LLM_MAX_RETRIES
-    )
+def chat_llm_get(model: str, *, timeout_s: float | None = None, max_retries: int | None = None) -> ChatLLM:
+    """The process-wide client for ``model`` on the configured endpoint (connections reused);
+    ``timeout_s``: the client's timeout (s, for the connection and for the reply),
+    ``LLM_TIMEOUT_S`` when None; ``max_retries``: retries of transient errors, ``LLM_MAX_RETRIES``
+    when None (query understanding uses shorter ones: it runs before retrieval on every
+    request). Raises ``openai.OpenAIError`` when the client cannot be built (no API key)."""
+    timeout = settings.LLM_TIMEOUT_S if timeout_s is None else timeout_s
+    retries = settings.LLM_MAX_RETRIES if max_retries is None else max_retries
+    return _chat_llm(model, settings.LLM_BASE_URL, settings.LLM_API_KEY, timeout, retries)

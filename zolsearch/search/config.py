@@ -134,7 +134,10 @@ class PipelineConfig(BaseModel):
       site names the same condition by, when the two are paired one to one through UMLS
       synonyms (:func:`zolsearch.search.focus.focus_equivalents_pair`: Cancer.gov's "Chronic
       Myelogenous Leukemia" is about "chronic myeloid leukemia"), for the same three.
-    - ``understanding_enabled``: intent and question type from the offline classifiers; the
+    - ``understanding_enabled``: intent and question type from the offline classifiers, or from
+      the chat model ``understanding_llm_model`` when the operator names one
+      (``UNDERSTANDING_LLM_MODEL`` on ``LLM_BASE_URL``; the same output schema,
+      :mod:`zolsearch.search.understanding_llm`; the offline classifiers when it fails); the
       classifier's intent is used when the graph implies none and its probability is ≥
       ``understanding_intent_min``. ``reduced_query_enabled``: long messages are searched with
       their reduced query (BM25 and a second query vector for dense retrieval).
@@ -224,6 +227,7 @@ class PipelineConfig(BaseModel):
     gate_term_check_across: bool = True
     generator: str = "extractive"
     llm_model: str = ""
+    understanding_llm_model: str = ""
     hnsw_ef_search: int = Field(default=200, ge=1)
     red_flags_enabled: bool = True
     red_flag_model_enabled: bool = True
@@ -397,6 +401,7 @@ FIELDS_ADDED: dict[str, Any] = {
     "qtype_match_needs_topic": False,  # 2026-11-29: qtype_match counted pages about any subject
     "foci_title_variants": False,  # 2026-11-29: a page was about its focus title and UMLS synonyms only
     "foci_equivalents": False,  # 2026-11-29: nor about another site's name of the same condition
+    "understanding_llm_model": "",  # 2026-11-29: understanding was always the offline classifiers
 }
 
 
@@ -660,6 +665,7 @@ def pipeline_config_settings() -> PipelineConfig:
         top_k=settings.SEARCH_TOP_K,
         generator="llm" if use_llm else "extractive",
         llm_model=settings.LLM_MODEL if use_llm else "",
+        understanding_llm_model=settings.UNDERSTANDING_LLM_MODEL if settings.LLM_BASE_URL else "",
         hnsw_ef_search=max(settings.SEARCH_HNSW_EF_SEARCH, settings.SEARCH_CANDIDATES),
         guard_model=settings.GUARD_MODEL if use_guard_model else "",
         guard_fail_open=settings.GUARD_FAIL_OPEN,

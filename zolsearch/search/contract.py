@@ -133,7 +133,7 @@ class RedFlagTrace(_Trace):
 
 
 class UnderstandingTrace(_Trace):
-    """Offline query understanding: the classifier's ``intent`` and MedQuAD ``qtype`` with
+    """Query understanding: the classifier's (or chat model's) ``intent`` and MedQuAD ``qtype`` with
     their probabilities in [0, 1], the ``reduced`` query retrieval searched with ("" when
     the question was used as it is), and the linked focus (:mod:`zolsearch.search.focus`:
     ``focus`` as its source names it, ``focus_kind`` condition/drug/procedure/department/doctor,
@@ -144,7 +144,10 @@ class UnderstandingTrace(_Trace):
     Dutch question's medical words ("" none); ``focus_translated``: the focus was linked from
     that English (``stages/understand._medical_english``); ``corrected``: the question's
     misspelled medical words and what they were taken for, "said → word" "; "-separated
-    (:mod:`zolsearch.search.spelling`; "" none)."""
+    (:mod:`zolsearch.search.spelling`; "" none); ``backend``: what gave the intent, type and
+    reduced query, "offline" (the classifiers) or "llm:<model>"
+    (:mod:`zolsearch.search.understanding_llm`); ``backend_error``: why the configured chat
+    model's understanding was not used ("" none)."""
 
     intent: str = ""
     intent_confidence: float | None = None
@@ -158,6 +161,8 @@ class UnderstandingTrace(_Trace):
     expanded: str = ""
     focus_translated: bool = False
     corrected: str = ""
+    backend: str = "offline"
+    backend_error: str = ""
 
 
 class RetrievalTrace(_Trace):

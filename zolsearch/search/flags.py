@@ -109,6 +109,7 @@ FLAGS: dict[str, FlagSpec] = {spec.name: spec for spec in _SPECS}
 NOT_FLAGS: dict[str, str] = {
     "embedding_model": "the operator's EMBEDDING_MODEL setting: the index is built with it",
     "llm_model": "the operator's LLM_MODEL setting, bound to LLM_BASE_URL",
+    "understanding_llm_model": "the operator's UNDERSTANDING_LLM_MODEL setting, bound to LLM_BASE_URL",
     "guard_model": "the operator's GUARD_MODEL setting, bound to GUARD_BASE_URL",
     "source_priorities": "editors set each source's priority on the source's own row",
 }

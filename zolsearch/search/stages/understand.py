@@ -25,7 +25,13 @@ from zolsearch.search.glossary import (
 )
 from zolsearch.search.spelling import Correction, text_corrected
 from zolsearch.search.stages.base import SearchState, Stage
-from zolsearch.search.understanding import routing_share, understanding_as_asked, understanding_model_get
+from zolsearch.search.understanding import (
+    Understanding,
+    routing_share,
+    understanding_as_asked,
+    understanding_model_get,
+)
+from zolsearch.search.understanding_llm import UnderstandingUnavailable, understanding_llm
 
 logger = logging.getLogger(__name__)
 
@@ -213,9 +219,11 @@ class UnderstandStage(Stage):
 
 
 class QueryUnderstandingStage(Stage):
-    """Intent and MedQuAD question type from the offline classifiers, and the reduced query a
-    long message is searched with (:mod:`zolsearch.search.understanding`). The graph's intent
-    wins; the classifier's is taken when the graph implies none."""
+    """Intent and MedQuAD question type, and the reduced query a long message is searched with:
+    from the chat model ``config.understanding_llm_model`` when one is configured
+    (:mod:`zolsearch.search.understanding_llm`), else, or when it fails, from the offline
+    classifiers (:mod:`zolsearch.search.understanding`); one schema either way. The graph's
+    intent wins; the classifier's is taken when the graph implies none."""
 
     name = "understanding"
     reads = frozenset({"question", "language", "config", "provider", "query_vector", "intent", "resolution"})
@@ -224,16 +232,19 @@ class QueryUnderstandingStage(Stage):
     def applies(self, state: SearchState) -> bool:
         return state.config.understanding_enabled and state.query_vector is not None
 
-    def run(self, state: SearchState) -> None:
+    @staticmethod
+    def _offline(state: SearchState) -> Understanding | None:
+        """The offline classifiers' understanding of the question (with its question sentence's
+        intent and type when the config asks and they are surer); None when they are unavailable."""
         assert state.query_vector is not None
+        config = state.config
         try:
             model = understanding_model_get(state.provider)
             understood = model.understand(text=state.question, vector=state.query_vector, language=state.language)
         except (OSError, ValueError, KeyError, EmbeddingUnavailable) as exc:
             # Understanding helps ranking; without it the question is still searched as typed.
             logger.warning("query understanding unavailable, searching the question as typed: %s", exc)
-            return
-        config = state.config
+            return None
         if config.qtype_question_sentence or config.intent_question_sentence:
             try:
                 asked = model.asked(message=state.question, provider=state.provider)
@@ -243,12 +254,35 @@ class QueryUnderstandingStage(Stage):
                 understood = understanding_as_asked(
                     understood, asked, intent=config.intent_question_sentence, qtype=config.qtype_question_sentence
                 )
+        return understood
+
+    def run(self, state: SearchState) -> None:
+        assert state.query_vector is not None
+        config = state.config
+        backend, backend_error = "offline", ""
+        understood: Understanding | None = None
+        if config.understanding_llm_model:
+            try:
+                understood = understanding_llm(
+                    question=state.question, language=state.language, model=config.understanding_llm_model
+                )
+                backend = f"llm:{config.understanding_llm_model}"
+            except UnderstandingUnavailable as exc:
+                # The chat model is an option on top: its failure costs the request nothing.
+                backend_error = str(exc)[:300]
+                logger.warning("LLM query understanding unavailable, the offline classifiers used: %s", exc)
+        if understood is None:
+            understood = self._offline(state)
+            if understood is None:
+                return
         state.trace.understanding = UnderstandingTrace(
             intent=understood.intent,
             intent_confidence=understood.intent_confidence,
             qtype=understood.qtype,
             qtype_confidence=understood.qtype_confidence,
             reduced=understood.reduced if state.config.reduced_query_enabled else "",
+            backend=backend,
+            backend_error=backend_error,
         )
         _focus_set(state, focus_link(question=state.question, resolution=state.resolution, language=state.language))
         corrections = _spelling_focus(state) if state.language in state.config.spelling_correction_languages else []
