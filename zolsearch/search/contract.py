@@ -145,9 +145,10 @@ class UnderstandingTrace(_Trace):
     that English (``stages/understand._medical_english``); ``corrected``: the question's
     misspelled medical words and what they were taken for, "said → word" "; "-separated
     (:mod:`zolsearch.search.spelling`; "" none); ``backend``: what gave the intent, type and
-    reduced query, "offline" (the classifiers) or "llm:<model>"
-    (:mod:`zolsearch.search.understanding_llm`); ``backend_error``: why the configured chat
-    model's understanding was not used ("" none)."""
+    reduced query, "offline" (the classifiers), "llm:<model>"
+    (:mod:`zolsearch.search.understanding_llm`) or "" (neither could: the question was searched
+    as typed); ``backend_error``: why the configured chat model's understanding was not used
+    ("" none)."""
 
     intent: str = ""
     intent_confidence: float | None = None

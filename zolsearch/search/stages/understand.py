@@ -274,6 +274,8 @@ class QueryUnderstandingStage(Stage):
         if understood is None:
             understood = self._offline(state)
             if understood is None:
+                # Neither answered: the question is searched as typed; the trace keeps why.
+                state.trace.understanding = UnderstandingTrace(backend="", backend_error=backend_error)
                 return
         state.trace.understanding = UnderstandingTrace(
             intent=understood.intent,
