@@ -39,22 +39,27 @@ import os
 import sys
 from collections import defaultdict
 from pathlib import Path
+from typing import Any
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
 
-def main() -> None:
+def _django_setup() -> None:
+    """Django with the project's settings, the project on the import path."""
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "zolsearch.settings")
     sys.path.insert(0, str(BASE_DIR))
     import django
 
     django.setup()
+
+
+def main() -> None:
+    _django_setup()
     import numpy as np
     from sklearn.model_selection import StratifiedKFold
 
     from benchmarks.common import results_write
     from core.providers.embeddings import embedding_provider_get
-    from core.text import STOPWORDS, terms_stem
     from zolsearch.search.understanding import UnderstandingModel, _qtype_extra, labelled_queries, query_reduce
 
     rows = labelled_queries()
@@ -77,26 +82,8 @@ def main() -> None:
             cells[bucket]["qtype"].append(int(guess[1] == row.qtype))
         if guess[0] != row.intent:
             confusions[f"{row.intent} → {guess[0]}"] += 1
-    accuracy = {
-        bucket: {"n": len(v["intent"]), **{k: round(sum(x) / len(x), 3) for k, x in v.items()}}
-        for bucket, v in sorted(cells.items())
-    }
-    recalls, kept_shares = [], []
-    for row in rows:
-        reduced = query_reduce(row.text, language=row.language)
-        if not reduced or row.reduced == row.text:
-            continue
-        stop = STOPWORDS.get(row.language, set())
-        reference = {s for s in terms_stem(row.reduced, language=row.language) if s not in stop}
-        mine = set(terms_stem(reduced, language=row.language))
-        if reference:
-            recalls.append(len(reference & mine) / len(reference))
-            kept_shares.append(len(reduced.split()) / len(row.text.split()))
-    reduction = {
-        "messages": len(recalls),
-        "reference_stem_recall": round(float(np.mean(recalls)), 3) if recalls else None,
-        "words_kept_share": round(float(np.mean(kept_shares)), 3) if kept_shares else None,
-    }
+    accuracy = _shares(cells)
+    reduction = _reduction([(row, query_reduce(row.text, language=row.language)) for row in rows])
     print("accuracy (5-fold CV):", accuracy)
     print("top intent confusions:", sorted(confusions.items(), key=lambda kv: -kv[1])[:8])
     print("reduced queries:", reduction)
@@ -275,6 +262,39 @@ def qtype_accuracy(set_names: list[str]) -> dict[str, object]:
     return report
 
 
+def _shares(cells: dict[str, dict[str, list[int]]]) -> dict[str, dict[str, float]]:
+    """Bucket (language or "all") → {"n": messages, measure: share right in [0, 1], 3 decimals}
+    of ``cells`` (bucket → measure → 1 right / 0 wrong per message)."""
+    return {
+        bucket: {"n": len(v["intent"]), **{k: round(sum(x) / len(x), 3) for k, x in v.items()}}
+        for bucket, v in sorted(cells.items())
+    }
+
+
+def _reduction(reduced: list[tuple[Any, str]]) -> dict[str, object]:
+    """How reduced queries compare with the labelled ones, over ``(labelled row, reduced query)``
+    pairs whose query is not "" and whose row has a reduction of its own: ``messages`` scored,
+    ``reference_stem_recall`` (mean share of the labelled reduction's content stems the query
+    holds, [0, 1]) and ``words_kept_share`` (mean words of the query over the message's); None
+    when none is scored."""
+    from core.text import STOPWORDS, terms_stem
+
+    recalls, kept_shares = [], []
+    for row, query in reduced:
+        if not query or row.reduced == row.text:
+            continue
+        stop = STOPWORDS.get(row.language, set())
+        reference = {s for s in terms_stem(row.reduced, language=row.language) if s not in stop}
+        if reference:
+            recalls.append(len(reference & set(terms_stem(query, language=row.language))) / len(reference))
+            kept_shares.append(len(query.split()) / len(row.text.split()))
+    return {
+        "messages": len(recalls),
+        "reference_stem_recall": round(sum(recalls) / len(recalls), 3) if recalls else None,
+        "words_kept_share": round(sum(kept_shares) / len(kept_shares), 3) if kept_shares else None,
+    }
+
+
 def llm_accuracy() -> dict[str, object]:
     """The configured chat model's understanding (:mod:`zolsearch.search.understanding_llm`) of
     every labelled message: ``accuracy`` per language ({"n", "intent", "qtype"}, shares in
@@ -288,7 +308,6 @@ def llm_accuracy() -> dict[str, object]:
     from django.conf import settings
 
     from benchmarks.common import percentile
-    from core.text import STOPWORDS, terms_stem
     from zolsearch.search.understanding import labelled_queries
     from zolsearch.search.understanding_llm import UnderstandingUnavailable, understanding_llm
 
@@ -298,7 +317,7 @@ def llm_accuracy() -> dict[str, object]:
     cells: dict[str, dict[str, list[int]]] = defaultdict(lambda: defaultdict(list))
     failures: list[str] = []
     timings: list[float] = []
-    recalls, kept_shares = [], []
+    reduced: list[tuple[Any, str]] = []
     for row in labelled_queries():
         started = time.perf_counter()
         try:
@@ -310,48 +329,26 @@ def llm_accuracy() -> dict[str, object]:
         for bucket in ("all", row.language):
             cells[bucket]["intent"].append(int(understood is not None and understood.intent == row.intent))
             cells[bucket]["qtype"].append(int(understood is not None and understood.qtype == row.qtype))
-        if understood is not None and understood.reduced and row.reduced != row.text:
-            stop = STOPWORDS.get(row.language, set())
-            reference = {x for x in terms_stem(row.reduced, language=row.language) if x not in stop}
-            if reference:
-                recalls.append(
-                    len(reference & set(terms_stem(understood.reduced, language=row.language))) / len(reference)
-                )
-                kept_shares.append(len(understood.reduced.split()) / len(row.text.split()))
+        reduced.append((row, understood.reduced if understood is not None else ""))
     return {
         "model": model,
-        "accuracy": {
-            bucket: {"n": len(v["intent"]), **{k: round(sum(x) / len(x), 3) for k, x in v.items()}}
-            for bucket, v in sorted(cells.items())
-        },
+        "accuracy": _shares(cells),
         "unavailable": {"n": len(failures), "first": failures[:5]},
-        "reduction": {
-            "messages": len(recalls),
-            "reference_stem_recall": round(sum(recalls) / len(recalls), 3) if recalls else None,
-            "words_kept_share": round(sum(kept_shares) / len(kept_shares), 3) if kept_shares else None,
-        },
+        "reduction": _reduction(reduced),
         "latency_ms": {"p50": round(percentile(timings, 50), 1), "p95": round(percentile(timings, 95), 1)},
     }
 
 
 if __name__ == "__main__":
     if sys.argv[1:2] == ["llm"]:
-        os.environ.setdefault("DJANGO_SETTINGS_MODULE", "zolsearch.settings")
-        sys.path.insert(0, str(BASE_DIR))
-        import django
-
-        django.setup()
+        _django_setup()
         from benchmarks.common import results_write
 
         report = llm_accuracy()
         print("chat-model understanding, labelled set:", json.dumps(report, indent=1))
         print("wrote", results_write("understanding_llm", report))
     elif sys.argv[1:2] == ["qtype"]:
-        os.environ.setdefault("DJANGO_SETTINGS_MODULE", "zolsearch.settings")
-        sys.path.insert(0, str(BASE_DIR))
-        import django
-
-        django.setup()
+        _django_setup()
         from benchmarks.common import results_write
 
         names = sys.argv[2:] or ["medquad-dev-noisy", "medquad-heldout-noisy"]
@@ -359,11 +356,7 @@ if __name__ == "__main__":
         print("question type, golden sets:", json.dumps(qtypes, indent=1))
         print("wrote", results_write("understanding_qtype", {"sets_asked": names, "sets": qtypes}))
     elif sys.argv[1:2] == ["focus"]:
-        os.environ.setdefault("DJANGO_SETTINGS_MODULE", "zolsearch.settings")
-        sys.path.insert(0, str(BASE_DIR))
-        import django
-
-        django.setup()
+        _django_setup()
         from benchmarks.common import results_write
 
         names = sys.argv[2:] or ["ci-slice"]

@@ -49,6 +49,7 @@ from evaluation.metrics.criteria import FAITHFULNESS_PASS, RELEVANCY_FLOOR, RELE
 from evaluation.metrics.retrieval import RELEVANT_GRADE, url_grade
 from evaluation.models import EvaluationResult, EvaluationRun, Judgement
 from ingestion.models import Chunk
+from zolsearch.search.focus import focus_equivalents
 from zolsearch.search.gate import CONTEXT_WEIGHT, Subject, site_disagrees, subject_disagrees, terms_disagree
 from zolsearch.search.models import Answer
 from zolsearch.search.selectors import AnswerMaterial, answer_material
@@ -219,8 +220,9 @@ class _FocusView:
         self.subjects: dict[int, Subject] = {}
         self.urls: dict[int, str] = {}
         self.languages: dict[int, str] = {}
+        equivalents = focus_equivalents()
         for chunk_id, metadata, url, priority, language in rows:
-            self.subjects[chunk_id] = Subject.of(metadata or {}, url=url, own=priority > 0, equivalents=True)
+            self.subjects[chunk_id] = Subject.of(metadata or {}, url=url, own=priority > 0, equivalents=equivalents)
             self.urls[chunk_id] = url or ""
             self.languages[chunk_id] = language or ""
         self.sites = index_site_labels()

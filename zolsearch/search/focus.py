@@ -332,9 +332,10 @@ def _lexicon_read() -> _Lexicon:
             kind="drug" if subset in _DRUG_SUBSETS else "condition",
             cui=str(cuis[0]) if isinstance(cuis, list) and cuis else "",
         )
-        foci.setdefault(text_normalise(focus), term)
+        key = text_normalise(focus)
+        foci.setdefault(key, term)
         umls = [text_normalise(s) if isinstance(s, str) else "" for s in (others if isinstance(others, list) else [])]
-        listed.setdefault(text_normalise(focus), set()).update(u for u in umls if u)
+        listed.setdefault(key, set()).update(u for u in umls if u)
         for normalised in [*focus_title_names(focus), *umls]:
             if len(normalised) >= MIN_SYNONYM_CHARS:
                 synonyms.setdefault(normalised, term)
@@ -402,11 +403,12 @@ def focus_equivalents_pair(listed: Mapping[str, Collection[str]]) -> dict[str, s
     }
 
 
-def focus_equivalent(focus: str) -> str:
-    """The one other MedQuAD focus of the index that names the same condition as the
-    normalised ``focus`` (:func:`focus_equivalents_pair`), "" when there is none; read with the
-    lexicon (one query per index version, :func:`medquad_lexicon`)."""
-    return _LEXICON.get().equivalents.get(focus, "")
+def focus_equivalents() -> Mapping[str, str]:
+    """Normalised focus → the one other MedQuAD focus of the index that names the same condition
+    (:func:`focus_equivalents_pair`; a focus without one is absent); read with the lexicon (one
+    query per index version, :func:`medquad_lexicon`). Read it once per request and hand it to
+    :func:`document_foci` for every candidate (the lexicon's cache takes a lock per read)."""
+    return _LEXICON.get().equivalents
 
 
 _LEXICON: IndexVersionedCache[_Lexicon] = IndexVersionedCache(_lexicon_read, empty=_Lexicon(), check_s=LEXICON_CHECK_S)
@@ -461,14 +463,15 @@ def medquad_spelling(question: str, language: str) -> list[Correction]:
 
 
 def document_foci(
-    metadata: dict[str, object], *, title_variants: bool = True, equivalents: bool = False
+    metadata: dict[str, object], *, title_variants: bool = True, equivalents: Mapping[str, str] | None = None
 ) -> frozenset[str]:
     """The normalised foci a document is about (:func:`core.text.text_normalise`): its MedQuAD
     ``metadata["focus"]`` and its UMLS ``metadata["synonyms"]``; with ``title_variants`` also
     the names its focus title holds (:func:`focus_title_names`, as the lexicon keeps them: CDC's
-    "Tuberculosis (TB)" is also about "tuberculosis"); with ``equivalents`` also the focus
-    another site names the same condition by (:func:`focus_equivalent`, read from the index:
-    Cancer.gov's "Chronic Myelogenous Leukemia" is about GARD's "chronic myeloid leukemia");
+    "Tuberculosis (TB)" is also about "tuberculosis"); with ``equivalents`` (the index's
+    :func:`focus_equivalents`; None: not read) also the focus another site names the same
+    condition by (Cancer.gov's "Chronic Myelogenous Leukemia" is about GARD's "chronic myeloid
+    leukemia");
     empty for a document without them (hospital pages, RIVM). A
     linked :class:`Focus` whose normalised text is among them is the page's own subject (the
     reranker's ``focus_match`` feature, the gate's focus agreement, the answer's same-focus
@@ -486,7 +489,7 @@ def document_foci(
     if title_variants and isinstance(focus, str):
         normalised.update(focus_title_names(focus))
     if equivalents and isinstance(focus, str):
-        normalised.add(focus_equivalent(text_normalise(focus)))
+        normalised.add(equivalents.get(text_normalise(focus), ""))
     return frozenset(n for n in normalised if n)
 
 

@@ -134,7 +134,7 @@ class Subject(NamedTuple):
         url: str = "",
         own: bool = False,
         title_variants: bool = True,
-        equivalents: bool = False,
+        equivalents: Mapping[str, str] | None = None,
     ) -> Subject:
         """The subject of a page with this document ``metadata`` (its MedQuAD ``focus``,
         ``synonyms`` and ``qtype``); ``url``: the page's web address, read when ``own`` (its
@@ -142,8 +142,9 @@ class Subject(NamedTuple):
         English words that questions use, "cancer", "rarediseases"); ``title_variants``: the
         page is about the names its focus title holds too (the pipeline flag
         ``foci_title_variants``, :func:`zolsearch.search.focus.document_foci`); ``equivalents``:
-        and about the focus another site names the same condition by (the flag
-        ``foci_equivalents``; reads the index's lexicon)."""
+        the index's :func:`zolsearch.search.focus.focus_equivalents` when the page is also about
+        the focus another site names the same condition by (the flag ``foci_equivalents``; None:
+        not)."""
         return cls(
             foci=document_foci(metadata, title_variants=title_variants, equivalents=equivalents),
             qtype=str(metadata.get("qtype") or ""),

@@ -18,7 +18,7 @@ from core.providers.rerank import RerankCandidate
 from core.text import terms_stem_set, terms_stem_set_held, text_normalise
 from ingestion.models import SOURCE_PRIORITY_MAX, Chunk
 from zolsearch.search import selectors
-from zolsearch.search.focus import document_foci
+from zolsearch.search.focus import document_foci, focus_equivalents
 from zolsearch.search.sites import SiteMatcher, index_site_labels, page_labels
 
 
@@ -120,6 +120,7 @@ def rerank_candidates(
     stems_by_language: dict[str, frozenset[str]] = {}
     focus_key = text_normalise(focus) if focus else ""
     site_matcher = SiteMatcher(asked or question, language, index_site_labels() if sites is None else sites)
+    equivalents = focus_equivalents() if foci_equivalents else None
     candidates = []
     for rank, chunk_id in enumerate(ids, start=1):
         chunk = chunks[chunk_id]
@@ -128,7 +129,7 @@ def rerank_candidates(
             stems_by_language[chunk_language] = terms_stem_set(question, language=chunk_language)
         stems = stems_by_language[chunk_language]
         priority = priorities.get(chunk.document.source.key, 0) / SOURCE_PRIORITY_MAX
-        foci = document_foci(chunk.document.metadata, title_variants=foci_title_variants, equivalents=foci_equivalents)
+        foci = document_foci(chunk.document.metadata, title_variants=foci_title_variants, equivalents=equivalents)
         focus_hit = bool(focus_key) and focus_key in foci
         features = {
             "dense": dense_scores.get(chunk_id, 0.0),

@@ -126,7 +126,7 @@ def understanding_parse(text: str, *, message: str) -> Understanding:
     if not math.isfinite(total) or total <= 0:
         raise UnderstandingUnavailable("every intent probability is 0, or their sum is not finite")
     probabilities = {name: round(float(raw[name]) / total, 4) for name in _INTENTS if name in raw}
-    intent = max(probabilities, key=lambda name: (probabilities[name], -list(_INTENTS).index(name)))
+    intent = max(probabilities, key=probabilities.__getitem__)  # ties: the first in Intent order (dict order)
     qtype = reply.get("qtype")
     if qtype not in QTYPES:
         raise UnderstandingUnavailable(f"unknown question type {qtype!r}")

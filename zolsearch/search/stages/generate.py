@@ -10,7 +10,7 @@ from core.text import text_normalise
 from ingestion.models import Chunk
 from taxonomy.selectors import department_names_except
 from zolsearch.search.contract import Outcome
-from zolsearch.search.focus import document_foci
+from zolsearch.search.focus import document_foci, focus_equivalents
 from zolsearch.search.generation import answer_extractive, answer_llm, draft_pin
 from zolsearch.search.stages.base import SearchState, Stage, StopPipeline
 
@@ -29,9 +29,9 @@ def chunks_same_focus(
     key = text_normalise(focus) if focus else ""
     if not key:
         return chunks
+    pairs = focus_equivalents() if equivalents else None
     foci = [
-        document_foci(chunk.document.metadata, title_variants=title_variants, equivalents=equivalents)
-        for chunk in chunks
+        document_foci(chunk.document.metadata, title_variants=title_variants, equivalents=pairs) for chunk in chunks
     ]
     if not any(key in names for names in foci):
         return chunks

@@ -11,6 +11,7 @@ from ingestion.chunking import chunk_sentences, sentences_digest
 from zolsearch.search import selectors
 from zolsearch.search.contract import Outcome
 from zolsearch.search.filco import kept_vector
+from zolsearch.search.focus import focus_equivalents
 from zolsearch.search.gate import (
     Subject,
     gate_score,
@@ -76,11 +77,10 @@ def draft_subject_disagrees(state: SearchState) -> bool:
     False without a focus or a draft."""
     if state.focus is None or state.draft is None:
         return False
-    config = state.config
+    variants = state.config.foci_title_variants
+    equivalents = focus_equivalents() if state.config.foci_equivalents else None
     subjects = {
-        i: Subject.of(
-            chunk.document.metadata, title_variants=config.foci_title_variants, equivalents=config.foci_equivalents
-        )
+        i: Subject.of(chunk.document.metadata, title_variants=variants, equivalents=equivalents)
         for i, chunk in state.chunks.items()
     }
     return subject_disagrees(
