@@ -52,10 +52,7 @@ class PipelineConfig(BaseModel):
       ``answer_same_focus``: when the question's linked focus is the subject of one of those
       passages, passages about another MedQuAD focus are left out of the answer (no "Acrorenal
       mandibular syndrome" sentence in an answer about ABCD syndrome); pages without a focus
-      (hospital pages, RIVM) always stay. ``answer_sentence_similarity``: the weight λ ≥ 0 of
-      each candidate sentence's cosine with the (reduced) question in the extractive answer's
-      sentence score (:func:`zolsearch.search.generation.answer_extractive`); 0 leaves the
-      choice to shared words and position.
+      (hospital pages, RIVM) always stay.
     - ``gate_focus_check``: the gate also refuses a draft whose cited pages are all about
       another condition than the question's linked focus while a candidate is about it, or
       about it but not the question type asked while a candidate answers that type
@@ -223,7 +220,6 @@ class PipelineConfig(BaseModel):
     answer_chunks: int = Field(default=3, ge=1, le=50)
     answer_max_sentences: int = Field(default=4, ge=1, le=50)
     answer_same_focus: bool = True
-    answer_sentence_similarity: float = Field(default=0.0, ge=0.0, le=10.0)
     gate_enabled: bool = True
     gate_focus_check: bool = True
     gate_site_check: bool = True
@@ -405,7 +401,6 @@ FIELDS_ADDED: dict[str, Any] = {
     "qtype_match_needs_topic": False,  # 2026-11-29: qtype_match counted pages about any subject
     "foci_title_variants": False,  # 2026-11-29: a page was about its focus title and UMLS synonyms only
     "foci_equivalents": False,  # 2026-11-29: nor about another site's name of the same condition
-    "answer_sentence_similarity": 0.0,  # 2026-11-29: the answer's sentences were chosen by shared words alone
     "understanding_llm_model": "",  # 2026-11-29: understanding was always the offline classifiers
 }
 

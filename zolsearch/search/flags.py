@@ -92,7 +92,6 @@ _SPECS = (
     FlagSpec("generator", "answer", "Answer writer: extractive (offline) or llm (needs LLM_BASE_URL and LLM_MODEL)."),
     FlagSpec("answer_chunks", "answer", "Passages the answer is written from."),
     FlagSpec("answer_max_sentences", "answer", "Longest answer, in sentences."),
-    FlagSpec("answer_sentence_similarity", "answer", "How much the meaning of a sentence (its embedding's cosine with the question) counts when the answer's sentences are chosen from a page, beside the words it shares with the question; 0 counts shared words only."),
     FlagSpec("answer_same_focus", "answer", "Answer a question about a named condition only from pages about that condition, when one was found."),
     FlagSpec("gate_enabled", "gate", "Check every draft against its context before serving it."),
     FlagSpec("gate_focus_check", "gate", "Refuse a draft about another condition (or another question about it) than the one asked, when a page that answers it was found."),

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from core.providers.llm import chat_llm_get
@@ -164,20 +164,12 @@ def answer_extractive(
     max_sentences: int,
     exclude_names: frozenset[str] = frozenset(),
     texts: dict[int, str] | None = None,
-    similarity: Mapping[int, Mapping[str, float]] | None = None,
-    similarity_weight: float = 0.0,
 ) -> Draft:
     """Compose an answer from ``chunks`` (best first) with ``[n]`` after each sentence.
 
     Sentence score = Σ over distinct question stems in the sentence of 1 / log(2 + sf)
     (sf = number of candidate sentences containing the stem) + 1.5 / (1 + chunk rank)
-    + 0.25 / (1 + position in chunk) + λ · cos, with λ = ``similarity_weight`` (≥ 0) and cos
-    the sentence's cosine with the question in [-1, 1] from ``similarity`` (chunk id →
-    sentence → cosine,
-    :func:`zolsearch.search.stages.generate.sentences_similarity`; 0 for a sentence it lacks): the words a
-    page shares with a short practical question ("tot hoe laat mag ik op bezoek") are often in
-    a sentence about something else on the page, while the sentence that answers it uses other
-    words ("De bezoekuren zijn …"). Sentences ending in "?" are skipped, and so are sentences
+    + 0.25 / (1 + position in chunk); sentences ending in "?" are skipped, and so are sentences
     naming any of ``exclude_names`` (normalised department names the graph does not route
     this question to: when text and graph disagree about routing, the graph wins). The rank prior is
     strong on purpose: the fused ranking already chose the best passage, and mixing sentences
@@ -209,8 +201,7 @@ def answer_extractive(
     scored = []
     for rank, position, sentence, stems in candidates:
         overlap = sum(1.0 / math.log(2 + frequency[s]) for s in stems & query_stems)
-        meaning = similarity_weight * (similarity or {}).get(chunks[rank].id, {}).get(sentence, 0.0)
-        scored.append((overlap + 1.5 / (1 + rank) + 0.25 / (1 + position) + meaning, rank, position, sentence))
+        scored.append((overlap + 1.5 / (1 + rank) + 0.25 / (1 + position), rank, position, sentence))
     scored.sort(key=lambda item: (-item[0], item[1], item[2]))
     # The best passage speaks first: its best sentence is chosen before any other, so sentences
     # of lower passages that repeat the condition's name cannot crowd out the page the ranking

@@ -5,18 +5,14 @@ from __future__ import annotations
 
 import logging
 
-import numpy as np
-
 from core.providers.llm import LLMUnavailable
 from core.text import text_normalise
-from ingestion.chunking import chunk_sentences
 from ingestion.models import Chunk
 from taxonomy.selectors import department_names_except
 from zolsearch.search.contract import Outcome
 from zolsearch.search.focus import document_foci, focus_equivalents
 from zolsearch.search.generation import answer_extractive, answer_llm, draft_pin
 from zolsearch.search.stages.base import SearchState, Stage, StopPipeline
-from zolsearch.search.stages.rerank import sentence_vectors
 
 logger = logging.getLogger(__name__)
 
@@ -42,42 +38,12 @@ def chunks_same_focus(
     return [chunk for chunk, names in zip(chunks, foci, strict=True) if not names or key in names]
 
 
-def sentences_similarity(state: SearchState, chunks: list[Chunk]) -> dict[int, dict[str, float]]:
-    """Chunk id → sentence → the cosine in [-1, 1] of the sentence's embedding with the
-    question's, for every sentence of ``chunks`` as FILCO splits them
-    (:func:`ingestion.chunking.chunk_sentences`; vectors stored at ingestion where they match,
-    :func:`~zolsearch.search.stages.rerank.sentence_vectors`). The question's vector is the
-    reduced query's when understanding reduced a long message (``search_vector``), as FILCO
-    scores it, else the question's; ``{}`` without either or without sentences. Provider vectors
-    are unit length, so the dot product is the cosine."""
-    question = state.search_vector if state.search_vector is not None else state.query_vector
-    per_chunk = [
-        (chunk, chunk_sentences(summary=chunk.document.summary, position=chunk.position, text=chunk.text))
-        for chunk in chunks
-    ]
-    per_chunk = [(chunk, sentences) for chunk, sentences in per_chunk if sentences]
-    if question is None or not per_chunk:
-        return {}
-    scores = sentence_vectors(state.provider, per_chunk) @ np.asarray(question, dtype=np.float32)
-    result: dict[int, dict[str, float]] = {}
-    offset = 0
-    for chunk, sentences in per_chunk:
-        result[chunk.id] = {
-            s: float(c) for s, c in zip(sentences, scores[offset : offset + len(sentences)], strict=True)
-        }
-        offset += len(sentences)
-    return result
-
-
 class GenerationStage(Stage):
     """Extractive answer, or the LLM when configured (falling back to extractive on failure)."""
 
     name = "generate"
     cached = True
-    reads = frozenset(
-        {"question", "language", "config", "fused", "chunks", "pinned", "filtered", "focus"}
-        | {"provider", "query_vector", "search_vector"}
-    )
+    reads = frozenset({"question", "language", "config", "fused", "chunks", "pinned", "filtered", "focus"})
     adds = frozenset({"draft", "documents_text"})
 
     def run(self, state: SearchState) -> None:
@@ -110,8 +76,6 @@ class GenerationStage(Stage):
             max_sentences=state.config.answer_max_sentences,
             exclude_names=self._other_departments(state),
             texts=state.filtered,
-            similarity=sentences_similarity(state, top) if state.config.answer_sentence_similarity else None,
-            similarity_weight=state.config.answer_sentence_similarity,
         )
         if not state.draft.text:
             raise StopPipeline(Outcome.NO_RESULTS, "the passages found contain no usable sentence")
