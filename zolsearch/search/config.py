@@ -52,7 +52,15 @@ class PipelineConfig(BaseModel):
       ``answer_same_focus``: when the question's linked focus is the subject of one of those
       passages, passages about another MedQuAD focus are left out of the answer (no "Acrorenal
       mandibular syndrome" sentence in an answer about ABCD syndrome); pages without a focus
-      (hospital pages, RIVM) always stay.
+      (hospital pages, RIVM) always stay. ``answer_type_weight``: the bonus β ≥ 0 of a
+      sentence stating the kind of fact the question asks for (a duration for "hoelang", a
+      clock time for "tot hoe laat", a price, a count, a phone number:
+      :mod:`zolsearch.search.answer_type`) in the extractive answer's sentence score; 0 leaves
+      it out. The default 2 was preferred by a reviewer in blind pairs to 0, 17 to 8 (docs/
+      EVALUATION.md, "The kind of fact asked for").
+      ``answer_same_site``: when the question names a hospital and one of those passages is
+      that hospital's own page, other hospitals' own pages are left out of the answer
+      (:func:`zolsearch.search.stages.generate.chunks_same_site`); general medical text stays.
     - ``gate_focus_check``: the gate also refuses a draft whose cited pages are all about
       another condition than the question's linked focus while a candidate is about it, or
       about it but not the question type asked while a candidate answers that type
@@ -220,6 +228,8 @@ class PipelineConfig(BaseModel):
     answer_chunks: int = Field(default=3, ge=1, le=50)
     answer_max_sentences: int = Field(default=4, ge=1, le=50)
     answer_same_focus: bool = True
+    answer_same_site: bool = True
+    answer_type_weight: float = Field(default=2.0, ge=0.0, le=10.0)
     gate_enabled: bool = True
     gate_focus_check: bool = True
     gate_site_check: bool = True
@@ -401,6 +411,8 @@ FIELDS_ADDED: dict[str, Any] = {
     "qtype_match_needs_topic": False,  # 2026-11-29: qtype_match counted pages about any subject
     "foci_title_variants": False,  # 2026-11-29: a page was about its focus title and UMLS synonyms only
     "foci_equivalents": False,  # 2026-11-29: nor about another site's name of the same condition
+    "answer_same_site": False,  # 2026-11-29: other hospitals' pages fed the answer too
+    "answer_type_weight": 0.0,  # 2026-11-29: the answer's sentences were chosen without the kind of fact asked
     "understanding_llm_model": "",  # 2026-11-29: understanding was always the offline classifiers
 }
 

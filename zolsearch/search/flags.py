@@ -92,6 +92,8 @@ _SPECS = (
     FlagSpec("generator", "answer", "Answer writer: extractive (offline) or llm (needs LLM_BASE_URL and LLM_MODEL)."),
     FlagSpec("answer_chunks", "answer", "Passages the answer is written from."),
     FlagSpec("answer_max_sentences", "answer", "Longest answer, in sentences."),
+    FlagSpec("answer_type_weight", "answer", 'How much it counts, when the answer\'s sentences are chosen, that a sentence states the kind of fact asked for (a duration for "hoelang", a time for "tot hoe laat", a price, a number of people, a phone number); 0 leaves it out.'),
+    FlagSpec("answer_same_site", "answer", "When a question names a hospital and that hospital's own page is among the passages the answer is written from, leave other hospitals' pages out of the answer."),
     FlagSpec("answer_same_focus", "answer", "Answer a question about a named condition only from pages about that condition, when one was found."),
     FlagSpec("gate_enabled", "gate", "Check every draft against its context before serving it."),
     FlagSpec("gate_focus_check", "gate", "Refuse a draft about another condition (or another question about it) than the one asked, when a page that answers it was found."),

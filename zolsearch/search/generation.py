@@ -18,6 +18,7 @@ from core.text import sentences_split, terms_stem, text_normalise
 from ingestion.chunking import chunk_source_text_compose
 from ingestion.models import Chunk
 from taxonomy.selectors import DepartmentFact, RoutingFact
+from zolsearch.search.answer_type import answer_types, sentence_states
 from zolsearch.search.contract import Generator
 from zolsearch.search.messages import fact_templates
 from zolsearch.search.privacy import question_external
@@ -164,12 +165,16 @@ def answer_extractive(
     max_sentences: int,
     exclude_names: frozenset[str] = frozenset(),
     texts: dict[int, str] | None = None,
+    answer_type_weight: float = 0.0,
 ) -> Draft:
     """Compose an answer from ``chunks`` (best first) with ``[n]`` after each sentence.
 
     Sentence score = Σ over distinct question stems in the sentence of 1 / log(2 + sf)
     (sf = number of candidate sentences containing the stem) + 1.5 / (1 + chunk rank)
-    + 0.25 / (1 + position in chunk); sentences ending in "?" are skipped, and so are sentences
+    + 0.25 / (1 + position in chunk) + β when the question asks for a duration, clock time,
+    price, count or phone number and the sentence states one
+    (:mod:`zolsearch.search.answer_type`; β = ``answer_type_weight`` ≥ 0, 0 leaves it out);
+    sentences ending in "?" are skipped, and so are sentences
     naming any of ``exclude_names`` (normalised department names the graph does not route
     this question to: when text and graph disagree about routing, the graph wins). The rank prior is
     strong on purpose: the fused ranking already chose the best passage, and mixing sentences
@@ -199,9 +204,11 @@ def answer_extractive(
         for stem in stems & query_stems:
             frequency[stem] = frequency.get(stem, 0) + 1
     scored = []
+    wanted = answer_types(question) if answer_type_weight else frozenset()
     for rank, position, sentence, stems in candidates:
         overlap = sum(1.0 / math.log(2 + frequency[s]) for s in stems & query_stems)
-        scored.append((overlap + 1.5 / (1 + rank) + 0.25 / (1 + position), rank, position, sentence))
+        typed = answer_type_weight if wanted and sentence_states(sentence, wanted) else 0.0
+        scored.append((overlap + 1.5 / (1 + rank) + 0.25 / (1 + position) + typed, rank, position, sentence))
     scored.sort(key=lambda item: (-item[0], item[1], item[2]))
     # The best passage speaks first: its best sentence is chosen before any other, so sentences
     # of lower passages that repeat the condition's name cannot crowd out the page the ranking

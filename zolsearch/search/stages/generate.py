@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 
 from core.providers.llm import LLMUnavailable
 from core.text import text_normalise
@@ -12,6 +13,7 @@ from taxonomy.selectors import department_names_except
 from zolsearch.search.contract import Outcome
 from zolsearch.search.focus import document_foci, focus_equivalents
 from zolsearch.search.generation import answer_extractive, answer_llm, draft_pin
+from zolsearch.search.sites import SiteMatcher, index_site_labels, site_labels
 from zolsearch.search.stages.base import SearchState, Stage, StopPipeline
 
 logger = logging.getLogger(__name__)
@@ -38,6 +40,24 @@ def chunks_same_focus(
     return [chunk for chunk, names in zip(chunks, foci, strict=True) if not names or key in names]
 
 
+def chunks_same_site(
+    chunks: list[Chunk], *, named: Callable[[tuple[str, ...]], bool], priorities: dict[str, int]
+) -> list[Chunk]:
+    """``chunks`` (in order) without the hospital pages of hospitals the question does not name,
+    when one of them is a page of a hospital it names. A hospital's page: a chunk whose source
+    has a priority in ``priorities`` (source key → priority; the hospital's own pages), its
+    hospital the :func:`~zolsearch.search.sites.site_labels` of its address, as the gate's site
+    agreement reads it (:func:`zolsearch.search.gate.site_disagrees`); ``named``: whether the
+    question names a site (:meth:`zolsearch.search.sites.SiteMatcher.names`). Unchanged when
+    no chunk is a named hospital's page; general medical text (no priority) is always kept."""
+    sites = [
+        site_labels(chunk.document.url) if priorities.get(chunk.document.source.key, 0) > 0 else () for chunk in chunks
+    ]
+    if not any(site and named(site) for site in sites):
+        return chunks
+    return [chunk for chunk, site in zip(chunks, sites, strict=True) if not site or named(site)]
+
+
 class GenerationStage(Stage):
     """Extractive answer, or the LLM when configured (falling back to extractive on failure)."""
 
@@ -55,6 +75,9 @@ class GenerationStage(Stage):
                 title_variants=state.config.foci_title_variants,
                 equivalents=state.config.foci_equivalents,
             )
+        if state.config.answer_same_site and len(top) > 1:
+            matcher = SiteMatcher(state.question, state.language, index_site_labels())
+            top = chunks_same_site(top, named=matcher.names, priorities=state.config.source_priorities)
         if state.config.generator == "llm" and state.config.llm_model:
             try:
                 state.draft = answer_llm(
@@ -76,6 +99,7 @@ class GenerationStage(Stage):
             max_sentences=state.config.answer_max_sentences,
             exclude_names=self._other_departments(state),
             texts=state.filtered,
+            answer_type_weight=state.config.answer_type_weight,
         )
         if not state.draft.text:
             raise StopPipeline(Outcome.NO_RESULTS, "the passages found contain no usable sentence")
