@@ -8,13 +8,16 @@ configuration nor the gate decides instead:
 - ``sheet``: runs the golden sets under configuration A (the default with ``--a`` overrides) and
   B (``--b`` overrides), gate on, semantic cache off, and writes every question whose two drafts
   differ as one pair, the two drafts in random order (seeded): question, language, each draft
-  with its cited pages' addresses. The sheet holds the pages' text (the drafts quote them): write
-  it outside the repository (hospital pages must not be committed). A key file beside it says
-  which side is which, with each draft's outcome, gate score and SHA-256
-  (:func:`evaluation.draft_labels.draft_sha256`).
+  with its cited pages' addresses (the reviewer needs them to tell which hospital a sentence is
+  from). The sheet holds the pages' text (the drafts quote them): ``--out`` inside the repository
+  is refused (hospital pages must not be committed). A key file beside it says which side is
+  which, with each draft's outcome, gate score and SHA-256
+  (:func:`evaluation.draft_labels.draft_sha256`), the split (the question's ``dev`` /
+  ``heldout`` tag, else the set's name, else ``untagged``), and the questions only one
+  configuration drafted (``one_sided``: not comparable, counted, never silently dropped).
 - ``score``: reads the key and the reviewer's labels (JSON Lines: ``id``, ``A`` and ``B`` each
   ``good`` / ``partly`` / ``wrong``, ``better`` ``A`` / ``B`` / ``same``, ``reason``) and prints
-  per split (``dev`` / ``heldout``: the golden question's tag, else the set's name) how often each
+  per split (``dev`` / ``heldout`` / ``untagged``) and in all how often each
   configuration was preferred, their grades, how many drafts moved up or down a grade, and the
   two-sided sign test (exact binomial, ties left out; scipy ``binomtest``) of the preferences.
 
@@ -25,8 +28,10 @@ Run on a database that holds the corpus (docs/EVALUATION.md, "Reproduce")::
         --a answer_type_weight=0 --b answer_type_weight=2 --out /tmp/pairs.jsonl
     .venv/bin/python -m benchmarks.draft_pairs score --key /tmp/pairs.key.json --labels /tmp/labels.jsonl
 
-Raises ``SystemExit`` with a message for a labels file whose ids are not in the key, or with a
-grade or preference outside the values above.
+Exits with a message (``SystemExit``) for bad ``--a`` / ``--b`` overrides, an ``--out`` inside the
+repository, and a labels line that is not a JSON object, names an id not in the key or labelled
+before, or has a grade or preference outside the values above; ``score`` says how many pairs
+were labelled.
 """
 
 from __future__ import annotations
@@ -72,16 +77,18 @@ def sheet(args: argparse.Namespace) -> None:
     base = pipeline_config_default().with_overrides(semantic_cache_enabled=False)
     configs = {"a": base.with_override_pairs(args.a), "b": base.with_override_pairs(args.b)}
     rng = random.Random(args.seed)
-    pairs, key = [], {}
+    pairs, key, one_sided = [], {}, []
     for path in args.set:
         items = golden_jsonl_load(path)
-        split = {item.qid: next((t for t in ("dev", "heldout") if t in item.tags), "") for item in items}
         drafts = {side: _drafts(items, config) for side, config in configs.items()}
         for item in items:
             a, b = drafts["a"][item.qid], drafts["b"][item.qid]
-            if not a["draft"] or not b["draft"] or a["draft"] == b["draft"]:
+            if a["draft"] == b["draft"]:
                 continue
-            pairs.append((path.stem, split[item.qid] or ("dev" if "dev" in path.stem else "heldout"), item, a, b))
+            if not a["draft"] or not b["draft"]:  # one configuration wrote nothing: nothing to compare
+                one_sided.append({"set": path.stem, "qid": item.qid, "a": a["outcome"], "b": b["outcome"]})
+                continue
+            pairs.append((path.stem, _split(item.tags, path.stem), item, a, b))
         print(f"{path.stem}: {len(items)} questions, {sum(p[0] == path.stem for p in pairs)} pairs", file=sys.stderr)
     rng.shuffle(pairs)
     args.out.parent.mkdir(parents=True, exist_ok=True)
@@ -110,24 +117,44 @@ def sheet(args: argparse.Namespace) -> None:
             }
             out.write(json.dumps(line, ensure_ascii=False) + "\n")
     key_path = args.out.with_suffix(".key.json")
-    key_path.write_text(json.dumps({"a": args.a, "b": args.b, "pairs": key}, indent=1), encoding="utf-8")
+    key_path.write_text(
+        json.dumps({"a": args.a, "b": args.b, "pairs": key, "one_sided": one_sided}, indent=1), encoding="utf-8"
+    )
     print(f"{len(pairs)} pairs → {args.out}; key → {key_path}")
+    if one_sided:
+        print(f"{len(one_sided)} questions drafted by one configuration only (listed in the key's one_sided)")
+
+
+def _split(tags: tuple[str, ...], set_name: str) -> str:
+    """``dev`` / ``heldout`` from the golden question's tags, else from the set's name
+    (``medquad-dev-noisy`` → dev, ``medquad-heldout`` → heldout), else ``untagged``."""
+    for split in ("dev", "heldout"):
+        if split in tags or split in set_name.split("-"):
+            return split
+    return "untagged"
 
 
 def score(args: argparse.Namespace) -> dict[str, Any]:
     """Print and return the preferences, grades and sign test per split and overall."""
     from scipy.stats import binomtest
 
+    from core.jsonl import jsonl_objects
+
     key = json.loads(args.key.read_text(encoding="utf-8"))
     pairs = key["pairs"]
     splits: dict[str, dict[str, Counter[str]]] = {}
-    for number, line in enumerate(args.labels.read_text(encoding="utf-8").splitlines(), start=1):
-        if not line.strip():
-            continue
-        label = json.loads(line)
+    seen: set[str] = set()
+    try:
+        rows = jsonl_objects(args.labels)
+    except ValueError as exc:  # names the file and line
+        raise SystemExit(str(exc)) from exc
+    for number, label in rows:
         pair = pairs.get(label.get("id"))
         if pair is None:
             raise SystemExit(f"{args.labels}:{number}: id {label.get('id')!r} is not in the key")
+        if label["id"] in seen:
+            raise SystemExit(f"{args.labels}:{number}: id {label['id']!r} labelled twice")
+        seen.add(label["id"])
         if (
             label.get("A") not in GRADES
             or label.get("B") not in GRADES
@@ -156,7 +183,7 @@ def score(args: argparse.Namespace) -> dict[str, Any]:
             "sign_test_p": None if p is None else round(float(p), 4),
         }
         print(f"{split}: {json.dumps(result[split])}")
-    print(f"a = {key['a']}, b = {key['b']}")
+    print(f"a = {key['a']}, b = {key['b']}; labelled {len(seen)} of {len(pairs)} pairs")
     return result
 
 
@@ -176,12 +203,19 @@ def main() -> None:
     if args.command == "score":
         score(args)
         return
+    if args.out.resolve().is_relative_to(BASE_DIR):
+        parser.error(f"--out {args.out} is inside the repository: the sheet quotes pages that must not be committed")
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "zolsearch.settings")
     sys.path.insert(0, str(BASE_DIR))
     import django
 
     django.setup()
-    sheet(args)
+    from zolsearch.search.config import ConfigInvalid
+
+    try:
+        sheet(args)
+    except ConfigInvalid as exc:
+        parser.error(f"--a/--b: {exc}")
 
 
 if __name__ == "__main__":

@@ -39,4 +39,6 @@ def test_other_hospitals_pages_leave_the_answer_when_the_named_ones_is_there(
 def test_a_question_naming_no_hospital_keeps_every_page(hospital_pages: None) -> None:
     """A question that names no hospital is answered from the same pages either way."""
     question = "moet ik een voorschot betalen als ik binnenkom voor een opname"
-    assert _cited_sites(question, same_site=True) == _cited_sites(question, same_site=False)
+    cited = _cited_sites(question, same_site=False)
+    assert len(set(cited)) > 1, cited  # several hospitals' pages, which the flag could have cut
+    assert _cited_sites(question, same_site=True) == cited

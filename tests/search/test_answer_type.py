@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from zolsearch.search.answer_type import ANSWER_TYPES, answer_types, sentence_states
+from zolsearch.search.answer_type import answer_types, sentence_states
 from zolsearch.search.config import MEASUREMENT_OVERRIDES, pipeline_config_default
 from zolsearch.search.generation import answer_plain
 from zolsearch.search.pipeline import SearchRequest, pipeline_run
@@ -24,13 +24,18 @@ from zolsearch.search.pipeline import SearchRequest, pipeline_run
         ("hoeveel mensen mogen er tegelijk bij de patient", {"count"}),
         ("welk nummer moet ik bellen voor een ziekenwagen", {"phone"}),
         ("binnen hoeveel dagen moet ik mijn factuur betalen", {"duration", "cost"}),
+        ("How many people are affected by Aicardi syndrome?", {"count"}),
         ("Is Aicardi syndrome inherited?", set()),
         ("mogen we bloemen meebrengen op intensieve zorg", set()),
+        # when to call is not which number: triage questions ask no phone number
+        ("wanneer moet ik de huisarts bellen bij koorts", set()),
+        ("when should I call a doctor for a fever", set()),
+        ("hoeveel tijd kost een MRI", {"duration"}),  # how long, not what it costs
+        ("how much paracetamol can I take", set()),
     ],
 )
 def test_a_question_asks_for_the_kind_of_fact_its_words_say(question: str, types: set[str]) -> None:
     assert answer_types(question) == frozenset(types)
-    assert answer_types(question) <= set(ANSWER_TYPES)
 
 
 @pytest.mark.parametrize(
@@ -50,6 +55,14 @@ def test_a_question_asks_for_the_kind_of_fact_its_words_say(question: str, types
         ("Via +32 (0)50 45 26 70 (dienst cardiologie).", "phone", True),
         ("Bel de Afsprakendienst op 02/254.64.00.", "phone", True),
         ("Bel de Afsprakendienst.", "phone", False),
+        ("Bel 112 bij levensgevaar.", "phone", True),
+        ("Bel 088 - 459 76 00 of (010) 291 19 11.", "phone", True),
+        ("Deze regeling geldt sinds 01.02.2024.", "phone", False),  # a date
+        ("Personen met type 2 diabetes of een afwijking op chromosoom 7.", "count", False),
+        ("The condition affects about 1 in 50,000 newborns.", "count", True),
+        ("About 15 percent of older adults have it.", "count", True),
+        ("Laat ons dit minstens 24 uur op voorhand weten.", "clock", False),  # a duration
+        ("Laat ons dit minstens 24 uur op voorhand weten.", "duration", True),
     ],
 )
 def test_a_sentence_states_a_fact_of_a_kind(sentence: str, kind: str, states: bool) -> None:

@@ -49,7 +49,10 @@ def chunks_same_site(
     hospital the :func:`~zolsearch.search.sites.site_labels` of its address, as the gate's site
     agreement reads it (:func:`zolsearch.search.gate.site_disagrees`); ``named``: whether the
     question names a site (:meth:`zolsearch.search.sites.SiteMatcher.names`). Unchanged when
-    no chunk is a named hospital's page; general medical text (no priority) is always kept."""
+    no chunk is a named hospital's page; general medical text (no priority) is always kept, and
+    so is a hospital page whose address gives no label (:func:`site_labels` leaves out labels
+    too short to be a name, "dz" of dz.nl): it cannot be told from the named one, as in the
+    gate's site agreement."""
     sites = [
         site_labels(chunk.document.url) if priorities.get(chunk.document.source.key, 0) > 0 else () for chunk in chunks
     ]
