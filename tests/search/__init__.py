@@ -1,8 +1,27 @@
-"""Tests of the search pipeline; :func:`feature_of_candidates` is shared by the reranker-feature tests."""
+"""Tests of the search pipeline; :func:`feature_of_candidates` is shared by the reranker-feature
+tests, :func:`hospital_page_records` by the tests over shared/data/hospital-nl's real pages."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
+
+HOSPITAL_NL = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "hospital-nl"
+
+
+def hospital_page_records() -> list[Any]:
+    """The :class:`ingestion.connectors.base.DocumentRecord` of each of shared/data/hospital-nl's
+    100 pages, as the jsonl connector reads them (read in place, never copied)."""
+    from ingestion.connectors.base import DocumentRecord
+    from ingestion.connectors.jsonl import JSONLConnector
+
+    connector = JSONLConnector()
+    return [
+        record
+        for unit in connector.units(HOSPITAL_NL / "pages.jsonl")
+        for record in connector.records(unit)
+        if isinstance(record, DocumentRecord)
+    ]
 
 
 def feature_of_candidates(state: Any, feature: str, *, question: str, **options: Any) -> list[float]:

@@ -3,19 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
 from core.providers.embeddings import embedding_provider_get
-from ingestion.connectors.base import DocumentRecord
-from ingestion.connectors.jsonl import JSONLConnector
 from ingestion.models import Source
 from ingestion.services import documents_upsert
+from tests.search import hospital_page_records
 from zolsearch.search.focus import medquad_lexicon_clear
 from zolsearch.search.sites import index_sites_clear
-
-HOSPITAL_NL = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "hospital-nl"
 
 
 @pytest.fixture
@@ -30,15 +26,8 @@ def hospital_pages(transactional_db: None) -> Iterator[None]:
     test nor the next sees another's index."""
     index_sites_clear()
     medquad_lexicon_clear()
-    connector = JSONLConnector()
-    records = [
-        record
-        for unit in connector.units(HOSPITAL_NL / "pages.jsonl")
-        for record in connector.records(unit)
-        if isinstance(record, DocumentRecord)
-    ]
     source = Source.objects.create(key="hospital-nl", name="hospital-nl", connector="jsonl", priority=10)
-    documents_upsert(source=source, records=records, provider=embedding_provider_get())
+    documents_upsert(source=source, records=hospital_page_records(), provider=embedding_provider_get())
     yield
     index_sites_clear()
     medquad_lexicon_clear()

@@ -3,17 +3,14 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
 from core.providers.embeddings import embedding_provider_get
-from ingestion.connectors.base import DocumentRecord
-from ingestion.connectors.jsonl import JSONLConnector
 from ingestion.models import Source
 from ingestion.selectors import document_host_names
 from ingestion.services import documents_upsert
-from tests.search import feature_of_candidates
+from tests.search import HOSPITAL_NL, feature_of_candidates, hospital_page_records
 from zolsearch.search.config import pipeline_config_default
 from zolsearch.search.pipeline import SearchRequest, pipeline_run
 from zolsearch.search.sites import (
@@ -25,8 +22,6 @@ from zolsearch.search.sites import (
     site_labels,
 )
 
-HOSPITAL_NL = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "hospital-nl"
-
 
 @pytest.fixture(scope="module")
 def sites() -> tuple[tuple[str, ...], ...]:
@@ -37,17 +32,6 @@ def sites() -> tuple[tuple[str, ...], ...]:
     return tuple(
         sorted(hospitals | {site_labels(u) for u in ("https://www.cancer.gov/x", "https://ghr.nlm.nih.gov/x")})
     )
-
-
-def _hospital_pages() -> list[DocumentRecord]:
-    """The document records of shared/data/hospital-nl's pages, as the jsonl connector reads them."""
-    connector = JSONLConnector()
-    return [
-        record
-        for unit in connector.units(HOSPITAL_NL / "pages.jsonl")
-        for record in connector.records(unit)
-        if isinstance(record, DocumentRecord)
-    ]
 
 
 @pytest.fixture(autouse=True)
@@ -151,7 +135,7 @@ def test_the_feature_marks_the_named_hospitals_pages_and_follows_ingestion() -> 
     bundled MedQuAD slice WHEN a patient asks about parking at one of them THEN exactly that
     hospital's candidates have ``site_named`` 1 while the source has a priority (none without),
     and the index's site labels include the hospitals once they are ingested."""
-    records = _hospital_pages()
+    records = hospital_page_records()
     wanted = {"www.uzgent.be", "www.uza.be"}
     before = index_site_labels()
     assert ("uzgent",) not in before
@@ -185,7 +169,7 @@ def test_the_gate_refuses_a_draft_from_another_hospital_than_the_one_named() -> 
 
     from zolsearch.search.stages.quality_gate import draft_site_disagrees
 
-    records = _hospital_pages()
+    records = hospital_page_records()
     source, _ = Source.objects.get_or_create(key="hospital-nl", defaults={"name": "hospital-nl"})
     source.priority = 10
     source.save(update_fields=["priority"])
@@ -222,7 +206,7 @@ def test_the_named_hospitals_pages_go_before_other_hospitals_pages() -> None:
     source, _ = Source.objects.get_or_create(key="hospital-nl", defaults={"name": "hospital-nl"})
     source.priority = 10
     source.save(update_fields=["priority"])
-    documents_upsert(source=source, records=_hospital_pages(), provider=embedding_provider_get())
+    documents_upsert(source=source, records=hospital_page_records(), provider=embedding_provider_get())
     index_sites_clear()
     config = pipeline_config_default().with_overrides(source_priorities={"hospital-nl": 10})
     question = "mag mijn vriend heel de dag bij mij blijven na de bevalling in st jansdal"
@@ -257,7 +241,7 @@ def test_crags_refined_ranking_puts_the_named_hospitals_pages_first_too(settings
     source, _ = Source.objects.get_or_create(key="hospital-nl", defaults={"name": "hospital-nl"})
     source.priority = 10
     source.save(update_fields=["priority"])
-    documents_upsert(source=source, records=_hospital_pages(), provider=embedding_provider_get())
+    documents_upsert(source=source, records=hospital_page_records(), provider=embedding_provider_get())
     index_sites_clear()
     config = pipeline_config_default().with_overrides(source_priorities={"hospital-nl": 10}, crag_enabled=False)
     question = "mag mijn vriend heel de dag bij mij blijven na de bevalling in st jansdal"

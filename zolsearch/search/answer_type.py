@@ -47,7 +47,7 @@ _CUES: dict[str, re.Pattern[str]] = {
 _NUMBER = (
     r"(?:\d+(?:[.,]\d+)?|één|twee|drie|vier|vijf|zes|zeven|acht|negen|tien|elf|twaalf|vijftien|twintig|dertig"
     r"|veertig|vijftig|zestig|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty|thirty|sixty"
-    r"|deux|trois|quatre|cinq|six|sept|huit|neuf|dix|quinze|vingt|trente)"
+    r"|deux|trois|quatre|cinq|sept|huit|neuf|dix|quinze|vingt|trente)"
 )
 _PEOPLE = (
     r"(?:mensen|personen|persoon|bezoekers?|begeleiders?|kinderen|patiënten|people|persons?|visitors?|individuals"

@@ -29,11 +29,16 @@ version (one query for the distinct hosts and hospital names), checked at most e
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from functools import lru_cache
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from core.text import STOPWORDS, text_normalise
 from ingestion.selectors import IndexVersionedCache
+
+if TYPE_CHECKING:
+    from ingestion.models import Chunk
 
 MIN_WORD_CHARS = 3  # "uza", "lumc", "dz" is too short to tell from an ordinary word
 MIN_PART_CHARS = 6  # shorter words end labels by chance ("recht" ends "umcutrecht", "noord" starts "noorderhart")
@@ -85,6 +90,18 @@ def name_labels(name: str) -> tuple[str, ...]:
     head = [w for w in _WORD.findall(text_normalise(name.split("(")[0])) if w not in INSTITUTION_WORDS]
     joined = ["".join(head)] if len(head) > 1 else []
     return tuple(dict.fromkeys(words + joined))
+
+
+def own_page_site(chunk: Chunk, priorities: Mapping[str, int]) -> tuple[str, ...] | None:
+    """The hospital of ``chunk`` when it is one of a hospital's own pages: its source has a
+    priority above 0 in ``priorities`` (source key → priority, the frozen configuration's
+    ``source_priorities``), and the hospital is the :func:`site_labels` of its address (``()``
+    when the address gives none, "dz" of dz.nl). None for any other page: general medical sites'
+    host names are English words questions use ("cancer", "rarediseases"). What the reranker's
+    named-hospital order, the answer's same-site passages and the gate's site agreement read."""
+    if priorities.get(chunk.document.source.key, 0) <= 0:
+        return None
+    return site_labels(chunk.document.url)
 
 
 def page_labels(url: str, metadata: dict[str, object] | None = None) -> tuple[str, ...]:

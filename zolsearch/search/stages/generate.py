@@ -13,7 +13,7 @@ from taxonomy.selectors import department_names_except
 from zolsearch.search.contract import Outcome
 from zolsearch.search.focus import document_foci, focus_equivalents
 from zolsearch.search.generation import answer_extractive, answer_llm, draft_pin
-from zolsearch.search.sites import SiteMatcher, index_site_labels, site_labels
+from zolsearch.search.sites import SiteMatcher, index_site_labels, own_page_site
 from zolsearch.search.stages.base import SearchState, Stage, StopPipeline
 
 logger = logging.getLogger(__name__)
@@ -47,15 +47,13 @@ def chunks_same_site(
     when one of them is a page of a hospital it names. A hospital's page: a chunk whose source
     has a priority in ``priorities`` (source key → priority; the hospital's own pages), its
     hospital the :func:`~zolsearch.search.sites.site_labels` of its address, as the gate's site
-    agreement reads it (:func:`zolsearch.search.gate.site_disagrees`); ``named``: whether the
+    agreement reads it (:func:`~zolsearch.search.sites.own_page_site`); ``named``: whether the
     question names a site (:meth:`zolsearch.search.sites.SiteMatcher.names`). Unchanged when
     no chunk is a named hospital's page; general medical text (no priority) is always kept, and
     so is a hospital page whose address gives no label (:func:`site_labels` leaves out labels
     too short to be a name, "dz" of dz.nl): it cannot be told from the named one, as in the
     gate's site agreement."""
-    sites = [
-        site_labels(chunk.document.url) if priorities.get(chunk.document.source.key, 0) > 0 else () for chunk in chunks
-    ]
+    sites = [own_page_site(chunk, priorities) or () for chunk in chunks]
     if not any(site and named(site) for site in sites):
         return chunks
     return [chunk for chunk, site in zip(chunks, sites, strict=True) if not site or named(site)]

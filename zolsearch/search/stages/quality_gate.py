@@ -21,7 +21,7 @@ from zolsearch.search.gate import (
     terms_disagree,
 )
 from zolsearch.search.generation import CITATION_MARK, answer_plain
-from zolsearch.search.sites import SiteMatcher, index_site_labels
+from zolsearch.search.sites import SiteMatcher, index_site_labels, own_page_site
 from zolsearch.search.stages.base import SearchState, Stage, StopPipeline
 
 
@@ -100,8 +100,7 @@ def draft_site_disagrees(state: SearchState) -> bool:
         return False
     priorities = state.config.source_priorities
     subjects = {
-        i: Subject.of({}, url=chunk.document.url, own=priorities.get(chunk.document.source.key, 0) > 0)
-        for i, chunk in state.chunks.items()
+        i: Subject(foci=frozenset(), site=own_page_site(chunk, priorities) or ()) for i, chunk in state.chunks.items()
     }
     if not any(s.site for s in subjects.values()):
         return False

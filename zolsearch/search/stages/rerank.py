@@ -17,7 +17,7 @@ from zolsearch.search import selectors
 from zolsearch.search.contract import Intent, Outcome
 from zolsearch.search.filco import filco_keep, kept_vector
 from zolsearch.search.rerank import rerank_candidates
-from zolsearch.search.sites import SiteMatcher, index_site_labels, site_labels
+from zolsearch.search.sites import SiteMatcher, index_site_labels, own_page_site
 from zolsearch.search.stages.base import SearchState, Stage, StopPipeline
 from zolsearch.search.stages.retrieval import (
     authority_share,
@@ -154,7 +154,7 @@ def named_hospital_first(state: SearchState, fused: list[tuple[int, float]]) -> 
     """``fused`` (``(chunk id, score)`` best first) with the pages of the hospital the question
     names moved ahead of other hospitals' own pages, each group in its order; general pages
     (MedQuAD, a source without a priority) keep their places. A hospital is named by its web
-    address (:func:`zolsearch.search.sites.site_labels`, as the gate's site agreement reads it,
+    address (:func:`zolsearch.search.sites.own_page_site`, as the gate's site agreement reads it,
     not its name: "antwerpen" in a question is not UZA's "Universitair Ziekenhuis Antwerpen"); a
     page is a hospital's own when its source has a priority in ``config.source_priorities``.
     ``fused`` unchanged when the question names none of the candidates' hospitals. Why: the
@@ -162,11 +162,8 @@ def named_hospital_first(state: SearchState, fused: list[tuple[int, float]]) -> 
     bevalling in st jansdal" had two other hospitals' maternity pages above St Jansdal's, and the
     gate then refused the draft from them (another hospital's pages than the one asked about)."""
     priorities = state.config.source_priorities
-    own = {
-        i: site_labels(chunk.document.url)
-        for i, _ in fused
-        if (chunk := state.chunks.get(i)) is not None and priorities.get(chunk.document.source.key, 0) > 0
-    }
+    sites = {i: own_page_site(chunk, priorities) for i, _ in fused if (chunk := state.chunks.get(i)) is not None}
+    own = {i: labels for i, labels in sites.items() if labels is not None}
     if not any(own.values()):
         return fused
     matcher = SiteMatcher(state.question, state.language, index_site_labels())
