@@ -193,6 +193,7 @@ class _Draft:
     cited_urls: tuple[str, ...] = ()  # their web addresses
     cited_languages: tuple[str, ...] = ()  # their chunks' languages
     searched: str = ""  # the words understanding added to the question's search (:func:`_searched`)
+    corrected: str = ""  # the question's spelling corrections (:func:`_corrected`)
     expected_urls: tuple[str, ...] = ()  # the golden question's relevant pages ("" none known)
 
     def answers_from_a_relevant_page(self, other: _Draft) -> bool:
@@ -264,6 +265,13 @@ def _searched(answer: Answer) -> str:
     return str(understanding.get("expanded") or "")
 
 
+def _corrected(answer: Answer) -> str:
+    """``answer``'s spelling corrections (its trace's ``corrected``, "faktuur → factuur"), as
+    the live gate's term agreement reads them."""
+    understanding = (answer.trace or {}).get("understanding") or {}
+    return str(understanding.get("corrected") or "")
+
+
 def answers_of_runs(*, runs: Sequence[EvaluationRun]) -> list[int]:
     """Ids of the stored answers of ``runs`` (their :class:`EvaluationResult` rows). One query."""
     return list(
@@ -319,6 +327,7 @@ def _agreement_flags(
             draft_languages=cited_languages,
             searched=_searched(answer),
             across=across,
+            corrected=_corrected(answer),
         )
         found.setdefault(name, []).append(no_terms)
 
@@ -409,6 +418,7 @@ def gate_cohorts_from_answers(
                 cited_urls=view.cited_urls(answer),
                 cited_languages=cited_languages,
                 searched=_searched(answer),
+                corrected=_corrected(answer),
                 expected_urls=tuple((expected_urls or {}).get(answer.pk, ())),
             )
         )
@@ -448,6 +458,7 @@ def gate_cohorts_from_answers(
                     draft_languages=i.cited_languages,
                     searched=j.searched,
                     across=across,
+                    corrected=j.corrected,
                 )
                 for i, j, _c in pairs
             ]

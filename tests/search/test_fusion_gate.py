@@ -10,6 +10,7 @@ import pytest
 from core.text import sentences_split
 from zolsearch.search.fusion import rrf_fuse
 from zolsearch.search.gate import gate_score, terms_disagree
+from zolsearch.search.spelling import Correction, corrected_words, corrections_trace
 
 
 def test_rrf_scores_and_order_by_hand() -> None:
@@ -172,6 +173,34 @@ def test_site_disagrees_by_hand() -> None:
 )
 def test_terms_disagree_by_hand(language: str, question: str, draft: str, cited: list[str], disagrees: bool) -> None:
     assert terms_disagree(question, draft, language=language, draft_languages=cited) is disagrees
+
+
+def test_terms_disagree_reads_the_words_the_question_was_corrected_to() -> None:
+    """GIVEN hospital-nl's h071, whose only content word is misspelled ("faktuur"), and the
+    invoice page's answer, which spells it right WHEN the term agreement reads them THEN without
+    the trace's corrections it refuses the right answer, with "faktuur → factuur" it does not;
+    an off-topic draft (the ambulance sentence of the cohort above) is still refused."""
+    question = "wanneer krijg ik de faktuur van het ziekenhuis"
+    right = "Zes tot acht weken na je ontslag ontvang je je ziekenhuisfactuur. Op die factuur vind je alle kosten."
+    off_topic = "De ambulanceverpleegkundige beslist dan of u met de ambulance naar het ziekenhuis wordt vervoerd."
+    assert terms_disagree(question, right, language="nl", draft_languages=["nl"]) is True
+    corrected = corrections_trace([Correction(said="faktuur", word="factuur", distance=1)])
+    assert corrected == "faktuur → factuur"
+    assert terms_disagree(question, right, language="nl", draft_languages=["nl"], corrected=corrected) is False
+    assert terms_disagree(question, off_topic, language="nl", draft_languages=["nl"], corrected=corrected) is True
+
+
+@pytest.mark.parametrize(
+    ("trace", "words"),
+    [
+        ("", []),
+        ("faktuur → factuur", ["factuur"]),
+        ("aneurism → aneurysm; botulsm → botulism", ["aneurysm", "botulism"]),
+        ("no arrow here", []),
+    ],
+)
+def test_corrected_words_read_back_from_the_trace(trace: str, words: list[str]) -> None:
+    assert corrected_words(trace) == words
 
 
 @pytest.mark.parametrize(

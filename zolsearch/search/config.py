@@ -209,6 +209,11 @@ class PipelineConfig(BaseModel):
       MedQuAD focus is linked again from the corrected question (kept unless the question as
       written matched more words) and the corrected words are searched too (a Dutch one also in
       English). Only languages with an everyday word list (English, Dutch).
+    - ``spelling_page_words``: a question in the hospital's language (Dutch) also has its
+      misspelled everyday words corrected to the words of the hospital's own pages, at one edit
+      ("faktuur" → "factuur", "ombusdienst" → "ombudsdienst";
+      :func:`zolsearch.search.focus.page_spelling`), searched beside the question's own; needs
+      Dutch among ``spelling_correction_languages``.
 
     Unknown fields and wrong types raise :class:`ConfigInvalid` (pydantic validation).
     """
@@ -264,6 +269,7 @@ class PipelineConfig(BaseModel):
     intent_question_sentence: bool = True
     focus_expansion_enabled: bool = True
     spelling_correction_languages: tuple[str, ...] = ("en", "nl")
+    spelling_page_words: bool = True
     snomed_expansion_enabled: bool = True
     snomed_expansion_terms: int = Field(default=3, ge=1, le=10)
     glossary_enabled: bool = True
@@ -402,6 +408,7 @@ def config_value_parse(*, name: str, raw: str) -> Any:
 FIELDS_ADDED: dict[str, Any] = {
     "lexical_stopword_languages": (),  # 2026-11-26: BM25 kept every word of the question
     "spelling_correction_languages": (),  # 2026-11-26: misspelled medical words were not corrected
+    "spelling_page_words": False,  # 2026-11-29: only medical words were corrected
     "named_hospital_first": False,  # 2026-11-26: the reranker's order was kept
     "crag_bypass_own_pages": False,  # 2026-11-27: CRAG judged the hospital's own pages too
     "crag_bypass_min_words": 0,  # 2026-11-29: CRAG judged long messages too

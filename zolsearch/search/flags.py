@@ -44,6 +44,7 @@ _SPECS = (
     FlagSpec("medical_translation_max_authority", "understanding", "Highest share (0–1) of the question's intent on routing intents at which a Dutch question is translated."),
     FlagSpec("focus_expansion_enabled", "understanding", 'Also search the name pages use for a condition the question names another way (a synonym, or "leukemie" → Leukemia).'),
     FlagSpec("spelling_correction_languages", "understanding", 'Languages whose misspelled medical words are corrected before searching ("aneurism" → "aneurysm", "aambijen" → "aambeien"; comma separated; English and Dutch).'),
+    FlagSpec("spelling_page_words", "understanding", 'Also correct a Dutch question\'s misspelled everyday words to the words of the hospital\'s own pages, at one letter ("faktuur" → "factuur", "ombusdienst" → "ombudsdienst"), and search them too.'),
     FlagSpec("qtype_match_needs_topic", "reranking", "Count a page's question type (treatment, symptoms, …) for the reranker only when the page is about what the question names."),
     FlagSpec("foci_title_variants", "reranking", 'Take a general medical page to be about the names its title holds too ("Tuberculosis (TB)" is about tuberculosis) when matching it to what the question names.'),
     FlagSpec("foci_equivalents", "reranking", 'Take a general medical page to be about the name another site gives the same condition too (Cancer.gov\'s "Chronic Myelogenous Leukemia" is GARD\'s "chronic myeloid leukemia") when matching it to what the question names.'),

@@ -45,6 +45,7 @@ import numpy as np
 from core.text import BM25_STOPWORDS, STOPWORDS, terms_stem_set, text_normalise, words_stem
 from zolsearch.search.focus import document_foci
 from zolsearch.search.sites import site_labels
+from zolsearch.search.spelling import corrected_words
 
 CONTEXT_WEIGHT = 0.7  # the seed's weight of the context alignment
 QUESTION_WEIGHT = 0.3  # 1 − CONTEXT_WEIGHT
@@ -231,9 +232,15 @@ def terms_disagree(
     draft_languages: Sequence[str],
     searched: str = "",
     across: bool = False,
+    corrected: str = "",
 ) -> bool:
     """True when ``draft`` (the retrieved part of an answer) shares no content word with
-    ``question`` (in ``language``); ``draft_languages``: the languages of the chunks it cites.
+    ``question`` (in ``language``); ``draft_languages``: the languages of the chunks it cites;
+    ``corrected``: the question's spelling corrections as the trace records them
+    (``trace.understanding.corrected``, "faktuur → factuur"), whose corrected words count as
+    the question's own (:func:`zolsearch.search.spelling.corrected_words`): a question that
+    misspells its only content word ("wanneer krijg ik de faktuur") is answered by a page that
+    spells it right.
 
     - **Pages in the question's language**: no Snowball stem (:func:`core.text.terms_stem_set`
       in ``language``) in common, leaving out the stems of Snowball's stop words and
@@ -264,6 +271,7 @@ def terms_disagree(
         return False
     if not across and any(lang != language for lang in draft_languages):
         return False
+    question = " ".join([question, *corrected_words(corrected)])
     if language in draft_languages:  # the pages in the question's language
         asked = terms_stem_set(question, language=language) - _generic_stems(language)
         if not asked or asked & terms_stem_set(draft, language=language):

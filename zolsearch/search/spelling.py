@@ -158,12 +158,16 @@ class Speller:
     index (distance ≤ 2, built at first use: about 0.3 s and 30 MB for the 10,000 words of the
     full MedQuAD). Thread-safe: symspellpy's edit distance keeps its working row on the index
     object, so every lookup holds ``lock`` (about 1 ms a word that gets that far). Deterministic:
-    words are indexed in sorted order and ties are broken by the word."""
+    words are indexed in sorted order and ties are broken by the word. ``max_distance`` (1 or 2)
+    caps the edits a correction may take below the length rule (:data:`SPELL_DISTANCE_2_CHARS`):
+    the hospital pages' everyday words are corrected at one edit only
+    (:func:`zolsearch.search.focus.page_spelling`)."""
 
     words: frozenset[str]
     pairs: frozenset[tuple[str, str]] = frozenset()
     language: str = "en"
     protected: frozenset[str] = frozenset()
+    max_distance: int = 2
     _index: SymSpell | None = field(default=None, repr=False)
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
@@ -192,7 +196,7 @@ class Speller:
             or said in STOPWORDS.get(self.language, set())
         ):
             return None
-        found = self._lookup(said, 2 if len(said) >= SPELL_DISTANCE_2_CHARS else 1)
+        found = self._lookup(said, min(self.max_distance, 2 if len(said) >= SPELL_DISTANCE_2_CHARS else 1))
         core = most_frequent_words(self.language, SPELL_EVERYDAY_TOP)
 
         def named(term: str) -> bool:
@@ -234,6 +238,26 @@ class Speller:
                 corrected.add(said)
                 out.append(found)
         return out
+
+
+# How the trace records the corrections ("faktuur → factuur; aneurism → aneurysm"): written by
+# understanding (:func:`corrections_trace`), read back by the gate's term agreement and its
+# calibration from stored answers (:func:`corrected_words`).
+_TRACE_ARROW = " → "
+_TRACE_SEPARATOR = "; "
+
+
+def corrections_trace(corrections: Iterable[Correction]) -> str:
+    """The corrections as the trace's ``understanding.corrected`` records them: "said → word"
+    joined by "; " ("" for none)."""
+    return _TRACE_SEPARATOR.join(f"{c.said}{_TRACE_ARROW}{c.word}" for c in corrections)
+
+
+def corrected_words(trace: str) -> list[str]:
+    """The words the question was corrected to, read from a trace's ``understanding.corrected``
+    (:func:`corrections_trace`), in order; ``[]`` for "" or a part without an arrow."""
+    parts = (part.partition(_TRACE_ARROW) for part in trace.split(_TRACE_SEPARATOR)) if trace else ()
+    return [word.strip() for _said, arrow, word in parts if arrow and word.strip()]
 
 
 def text_corrected(text: str, corrections: list[Correction]) -> str:

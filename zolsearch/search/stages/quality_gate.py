@@ -126,7 +126,9 @@ def draft_terms_disagree(state: SearchState) -> bool:
     candidates or without a language: unknown, so never refused by this rule); with
     ``gate_term_check_across`` also for a draft from pages in other languages, matched against
     the question's words and the words understanding added to its search
-    (``trace.understanding.expanded``, stored with the answer, so calibration reads the same).
+    (``trace.understanding.expanded``, stored with the answer, so calibration reads the same);
+    the words its spelling was corrected to count as the question's
+    (``trace.understanding.corrected``, stored likewise).
     False without a draft."""
     if state.draft is None:
         return False
@@ -138,6 +140,7 @@ def draft_terms_disagree(state: SearchState) -> bool:
         draft_languages=languages,
         searched=state.trace.understanding.expanded,
         across=state.config.gate_term_check_across,
+        corrected=state.trace.understanding.corrected,
     )
 
 

@@ -15,7 +15,7 @@ from core.text import text_normalise
 from taxonomy.models import Entity
 from taxonomy.selectors import concept_synonyms
 from zolsearch.search.contract import Intent, UnderstandingTrace
-from zolsearch.search.focus import Focus, focus_link, medquad_focus, medquad_spelling, medquad_words
+from zolsearch.search.focus import Focus, focus_link, medquad_focus, medquad_spelling, medquad_words, page_spelling
 from zolsearch.search.glossary import (
     TARGET_LANGUAGE,
     Rendering,
@@ -23,7 +23,7 @@ from zolsearch.search.glossary import (
     medical_renderings,
     renderings_kept,
 )
-from zolsearch.search.spelling import Correction, text_corrected
+from zolsearch.search.spelling import Correction, corrections_trace, text_corrected
 from zolsearch.search.stages.base import SearchState, Stage
 from zolsearch.search.understanding import (
     Understanding,
@@ -94,8 +94,9 @@ def _focus_set(state: SearchState, focus: Focus | None, *, translated: bool = Fa
 
 
 def _spelling_focus(state: SearchState) -> list[Correction]:
-    """The question's misspelled medical words (:func:`zolsearch.search.focus.medquad_spelling`),
-    recorded on the trace; the focus of the corrected question (its MedQuAD match: the taxonomy's
+    """The question's misspelled medical words (:func:`zolsearch.search.focus.medquad_spelling`)
+    and, with ``spelling_page_words``, its misspelled everyday words of the hospital's pages
+    (:func:`zolsearch.search.focus.page_spelling`), recorded on the trace; the focus of the corrected question (its MedQuAD match: the taxonomy's
     and SNOMED CT's come from the question as written) replaces the one linked from the question
     as written unless that one matches more words or is the same: "chronic fatique syndrome …
     glandular fever" is about Chronic Fatigue Syndrome, not Infectious Mononucleosis; "how is
@@ -103,9 +104,11 @@ def _spelling_focus(state: SearchState) -> list[Correction]:
     "aneurism" linked nothing. Its ``matched`` is the question's own spelling when the question
     says it so, so the focus expansion searches the name the pages use."""
     corrections = medquad_spelling(state.question, state.language)
+    if state.config.spelling_page_words:
+        corrections += page_spelling(state.question, state.language, skip={c.said for c in corrections})
     if not corrections:
         return []
-    state.trace.understanding.corrected = "; ".join(f"{c.said} → {c.word}" for c in corrections)
+    state.trace.understanding.corrected = corrections_trace(corrections)
     found = focus_link(
         question=text_corrected(state.question, corrections), resolution=state.resolution, language=state.language
     )

@@ -1,0 +1,92 @@
+"""A Dutch question's misspelled everyday words are corrected to the words of the hospital's own
+pages (``spelling_page_words``), on shared/data/hospital-nl's real pages, the real encoder and
+wordfreq's real Dutch word list."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from ingestion.selectors import chunk_words
+from tests.search import HOSPITAL_NL
+from zolsearch.search.config import MEASUREMENT_OVERRIDES, pipeline_config_default
+from zolsearch.search.focus import PAGE_SPELL_MAX_DISTANCE, page_spelling
+from zolsearch.search.pipeline import SearchRequest, pipeline_run
+
+
+def test_the_words_of_one_languages_chunks_are_read_in_the_database(hospital_pages: None) -> None:
+    """GIVEN the 100 Dutch hospital pages WHEN their words of at least 6 letters are read
+    THEN the pages' practical words are there, lower-cased, none shorter, and not among the
+    words of the English chunks."""
+    words = chunk_words("nl", min_chars=6)
+    assert {"factuur", "ombudsdienst", "anesthesist"} <= words
+    assert all(len(w) >= 6 and w == w.lower() for w in words)
+    assert "ik" not in words
+    assert not {"factuur", "ombudsdienst"} & chunk_words("en", min_chars=6)
+
+
+@pytest.mark.parametrize(
+    ("question", "said", "word"),
+    [
+        ("wanneer krijg ik de faktuur van het ziekenhuis", "faktuur", "factuur"),
+        ("hoe dien ik een klacht in bij de ombusdienst van az groeninge", "ombusdienst", "ombudsdienst"),
+        ("waarom moet ik eerst een vragenlijst invullen voor de anestesist", "anestesist", "anesthesist"),
+    ],
+)
+def test_a_word_one_letter_off_a_pages_word_is_corrected(
+    hospital_pages: None, question: str, said: str, word: str
+) -> None:
+    """A word that is no Dutch word (under wordfreq's Zipf 1.5) and one edit from an everyday
+    word of the pages is taken for that word; the question's other words are left alone."""
+    corrections = page_spelling(question, "nl")
+    assert [(c.said, c.word, c.distance) for c in corrections] == [(said, word, 1)]
+
+
+def test_two_edits_another_language_and_right_words_are_left_alone(hospital_pages: None) -> None:
+    """At two edits the nearest page word is another word ("vaatlijden", a patient's word for
+    vascular disease, is two edits from the pages' "maaltijden"): not corrected. A question in
+    another language, a word spelled right, and a word the medical speller already corrected
+    (``skip``) are not corrected either."""
+    assert PAGE_SPELL_MAX_DISTANCE == 1
+    assert page_spelling("wat is het risico op vaatlijden bij diabetes", "nl") == []
+    assert page_spelling("when will I get the faktuur", "en") == []
+    assert page_spelling("wanneer krijg ik de factuur van het ziekenhuis", "nl") == []
+    assert page_spelling("wanneer krijg ik de faktuur", "nl", skip={"faktuur"}) == []
+
+
+def _ranked(question: str, *, page_words: bool) -> tuple[list[str], str, str]:
+    config = pipeline_config_default().with_overrides(**{**MEASUREMENT_OVERRIDES, "spelling_page_words": page_words})
+    state = pipeline_run(request=SearchRequest(question=question, language="nl"), config=config)
+    ranked = [state.chunks[i].document.url for i, _ in state.fused if i in state.chunks]
+    return ranked, state.trace.understanding.corrected, state.trace.understanding.expanded
+
+
+def test_the_corrected_word_finds_the_pages_that_answer(hospital_pages: None) -> None:
+    """GIVEN the 100 hospital pages and hospital-nl's question h071 as a patient typed it
+    ("faktuur"), whose six expected pages are invoice pages
+    WHEN it is searched without and with ``spelling_page_words``
+    THEN without, no expected page is first and nothing is corrected; with, the trace says
+    "faktuur → factuur", "factuur" is searched too and an expected page is first."""
+    asked = {(q := json.loads(line))["qid"]: q for line in (HOSPITAL_NL / "questions.jsonl").read_text().splitlines()}[
+        "h071"
+    ]
+    expected = set(asked["expected_urls"])
+    before, corrected, expanded = _ranked(asked["question"], page_words=False)
+    assert before[0] not in expected and corrected == "" and "factuur" not in expanded
+    after, corrected, expanded = _ranked(asked["question"], page_words=True)
+    assert corrected == "faktuur → factuur"
+    assert "factuur" in expanded.split("; ")
+    assert after[0] in expected, after[:3]
+
+
+def test_the_corrected_question_is_answered_past_the_term_agreement(hospital_pages: None) -> None:
+    """GIVEN the same question with the gate on (the product's configuration, cache off)
+    WHEN it is answered with ``spelling_page_words`` THEN the draft from the invoice pages is not
+    refused by the gate's term agreement (it reads "factuur", the word the question was corrected
+    to, which the page shares)."""
+    question = "wanneer krijg ik de faktuur van het ziekenhuis"
+    config = pipeline_config_default().with_overrides(semantic_cache_enabled=False)
+    state = pipeline_run(request=SearchRequest(question=question, language="nl"), config=config)
+    assert state.trace.understanding.corrected == "faktuur → factuur"
+    assert state.gate is not None and not state.gate.term_mismatch, state.gate
