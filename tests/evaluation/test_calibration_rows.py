@@ -99,6 +99,34 @@ def test_the_cross_lingual_term_agreement_is_recorded_per_draft(evaluated_run) -
     assert any(dutch.term_mismatch_across["unrelated"])
 
 
+def test_the_term_agreement_reads_each_stored_answers_spelling_corrections(evaluated_run) -> None:  # type: ignore[no-untyped-def]
+    """GIVEN a run's stored answers WHEN each question is replaced by one word no page has
+    ("xqzwvk") THEN the cohorts' same-language term agreement refuses every judge-approved draft;
+    WHEN each answer's trace then records that word corrected to its original question (as
+    ``understanding.corrected`` records "faktuur → factuur") THEN the term flags, of the
+    judge-approved and of the rotated drafts alike, are again those of the original questions."""
+    from zolsearch.search.models import Answer
+
+    ids = list(EvaluationResult.objects.filter(run=evaluated_run).values_list("answer_id", flat=True))
+    original = gate_cohorts_from_answers(answer_ids=ids, model_key=MODEL)["en"]
+    asked = dict(Answer.objects.filter(pk__in=ids).values_list("pk", "question"))
+
+    def stored(corrected: bool) -> LanguageCohorts:
+        for answer in Answer.objects.filter(pk__in=ids):
+            understanding = {**(answer.trace.get("understanding") or {})}
+            understanding["corrected"] = f"xqzwvk → {asked[answer.pk]}" if corrected else ""
+            answer.question, answer.trace = "xqzwvk", {**answer.trace, "understanding": understanding}
+            answer.save(update_fields=["question", "trace"])
+        return gate_cohorts_from_answers(answer_ids=ids, model_key=MODEL)["en"]
+
+    garbled = stored(corrected=False)
+    assert garbled.term_mismatch["related"] and all(garbled.term_mismatch["related"])
+    read_back = stored(corrected=True)
+    assert read_back.term_mismatch["related"] == original.term_mismatch["related"]
+    assert read_back.term_mismatch["unrelated"] == original.term_mismatch["unrelated"]
+    assert not all(original.term_mismatch["related"]) and not all(original.term_mismatch["unrelated"])
+
+
 def test_a_rotated_draft_from_a_page_relevant_to_the_next_question_is_not_off_topic(evaluated_run) -> None:  # type: ignore[no-untyped-def]
     """GIVEN a run's stored answers WHEN the golden set says the page draft i cites is relevant to
     question i + 1 THEN that rotated draft is left out of the off-topic cohort and counted; the

@@ -143,8 +143,10 @@ class UnderstandingTrace(_Trace):
     the glossary's Dutch words for an English or French practical question, the English of a
     Dutch question's medical words ("" none); ``focus_translated``: the focus was linked from
     that English (``stages/understand._medical_english``); ``corrected``: the question's
-    misspelled medical words and what they were taken for, "said → word" "; "-separated
-    (:mod:`zolsearch.search.spelling`; "" none); ``backend``: what gave the intent, type and
+    misspelled words and what they were taken for, "said → word" "; "-separated: medical
+    words, and in Dutch the everyday words of the hospital's pages
+    (:mod:`zolsearch.search.spelling`, :func:`zolsearch.search.focus.page_spelling`; "" none;
+    read back by the gate's term agreement, :func:`zolsearch.search.spelling.corrected_words`); ``backend``: what gave the intent, type and
     reduced query, "offline" (the classifiers), "llm:<model>"
     (:mod:`zolsearch.search.understanding_llm`) or "" (neither could: the question was searched
     as typed); ``backend_error``: why the configured chat model's understanding was not used

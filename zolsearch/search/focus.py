@@ -51,7 +51,7 @@ import threading
 import unicodedata
 from collections import Counter
 from collections.abc import Collection, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from difflib import SequenceMatcher
 from functools import lru_cache
 
@@ -60,7 +60,7 @@ from scipy import sparse
 from sklearn.feature_extraction.text import TfidfVectorizer
 
 from core.text import STOPWORDS, abbreviation_ends, text_normalise
-from ingestion.selectors import IndexVersionedCache, chunk_words
+from ingestion.selectors import IndexVersionedCache, chunk_word_counts
 from taxonomy.resolver import Resolution, ngrams
 from zolsearch.search.glossary import (
     TARGET_LANGUAGE,
@@ -479,42 +479,74 @@ def medquad_spelling(question: str, language: str) -> list[Correction]:
 PAGE_SPELL_MAX_DISTANCE = 1
 
 
-def _page_speller_read() -> Speller | None:
-    """The speller to the everyday words of the pages in the hospital's language
+@dataclass(frozen=True)
+class _PageWords:
+    """The speller to the everyday words of the hospital's pages (normalised, ``speller``) and
+    each such word as the pages write it most often (``written``: normalised → written form,
+    "rontgenfoto" → "röntgenfoto"), what a correction searches: neither BM25's Dutch tokenizer
+    nor the Dutch Snowball stemmer folds accents."""
+
+    speller: Speller
+    written: dict[str, str]
+
+
+def _page_words_read() -> _PageWords | None:
+    """The everyday words of the pages in the hospital's language
     (:data:`zolsearch.search.glossary.TARGET_LANGUAGE`): each word of those chunks
-    (:func:`ingestion.selectors.chunk_words`, normalised) that is in the language's everyday
-    word list (:func:`zolsearch.search.spelling.word_frequencies`: a page's own typo or a
-    proper name is not a target), corrected to at :data:`PAGE_SPELL_MAX_DISTANCE` edits; the
-    index's English medical words are left as written, as by the medical speller. None when
-    the language has no everyday list or no such page."""
+    (:func:`ingestion.selectors.chunk_word_counts`) whose normalised form is in the language's
+    everyday word list (:func:`zolsearch.search.spelling.word_frequencies`: a page's own typo or
+    a proper name is not a target), corrected to at :data:`PAGE_SPELL_MAX_DISTANCE` edits, the
+    list's most frequent words among them (:data:`zolsearch.search.spelling.SPELL_EVERYDAY_TOP`:
+    "ziekenhuis", "kosten") too (``everyday_targets``). None when the language has no everyday
+    list or no such page."""
     if TARGET_LANGUAGE not in SPELLING_LANGUAGES:
         return None
     everyday = word_frequencies(TARGET_LANGUAGE)
-    words = frozenset(
-        w for w in map(text_normalise, chunk_words(TARGET_LANGUAGE, min_chars=SPELL_MIN_CHARS - 1)) if w in everyday
-    )
-    if not words:
+    forms: dict[str, tuple[int, str]] = {}  # normalised → (occurrences, written form) of its most frequent form
+    for written, n in chunk_word_counts(TARGET_LANGUAGE, min_chars=SPELL_MIN_CHARS - 1).items():
+        word = text_normalise(written)
+        if word in everyday and (n, written) > forms.get(word, (0, "")):
+            forms[word] = (n, written)
+    if not forms:
         return None
-    return Speller(words, language=TARGET_LANGUAGE, protected=medquad_words(), max_distance=PAGE_SPELL_MAX_DISTANCE)
+    speller = Speller(
+        frozenset(forms), language=TARGET_LANGUAGE, max_distance=PAGE_SPELL_MAX_DISTANCE, everyday_targets=True
+    )
+    return _PageWords(speller=speller, written={word: written for word, (_n, written) in forms.items()})
 
 
-_PAGE_SPELLER: IndexVersionedCache[Speller | None] = IndexVersionedCache(
-    _page_speller_read, empty=None, check_s=LEXICON_CHECK_S
+_PAGE_WORDS: IndexVersionedCache[_PageWords | None] = IndexVersionedCache(
+    _page_words_read, empty=None, check_s=LEXICON_CHECK_S
 )
+
+
+@lru_cache(maxsize=1)
+def _dictionary_words() -> frozenset[str]:
+    """Every word of the Dutch medical dictionary's Dutch phrases
+    (:func:`zolsearch.search.glossary.medical_dictionary`), read once per process."""
+    return frozenset(w for phrase in medical_dictionary()[0] for w in phrase.split())
 
 
 def page_spelling(question: str, language: str, *, skip: Collection[str] = ()) -> list[Correction]:
     """The misspelled everyday words of ``question`` that the hospital's own pages spell right
-    ("wanneer krijg ik de faktuur" → "factuur"; :func:`_page_speller_read`), for a question in
-    the pages' language; ``[]`` for another language or an index without such pages. Words in
-    ``skip`` (normalised: those the medical speller corrected, :func:`medquad_spelling`) are
-    left alone. Read once per index version (one query, 0.2 s for 100 hospital pages)."""
+    ("wanneer krijg ik de faktuur" → "factuur"; "rontgenfotos" → "röntgenfoto", as the pages
+    write it; :func:`_page_words_read`), for a question in the pages' language; ``[]`` for
+    another language or an index without such pages. Left alone: the words in ``skip``
+    (normalised: those the medical speller corrected, :func:`medquad_spelling`), the index's
+    English medical words and the Dutch medical dictionary's words (a patient writes "nevus"
+    or "hielspoor" as meant; read at each call, so a new lexicon is seen). Read once per index
+    version (one query, 0.1 s for 100 hospital pages)."""
     if language != TARGET_LANGUAGE:
         return []
-    speller = _PAGE_SPELLER.get()
-    if speller is None:
+    pages = _PAGE_WORDS.get()
+    if pages is None:
         return []
-    return [c for c in speller.corrections(question) if c.said not in skip]
+    left = set(skip)
+    return [
+        replace(c, word=pages.written.get(c.word, c.word))
+        for c in pages.speller.corrections(question)
+        if c.said not in left and c.said not in medquad_words() and c.said not in _dictionary_words()
+    ]
 
 
 def document_foci(
@@ -551,7 +583,7 @@ def document_foci(
 def medquad_lexicon_clear() -> None:
     """Forget the lexicon and the pages' speller (both are read again on next use)."""
     _LEXICON.clear()
-    _PAGE_SPELLER.clear()
+    _PAGE_WORDS.clear()
 
 
 def _snomed_kinds(concept_ids: list[int]) -> dict[int, str]:

@@ -27,6 +27,7 @@ hospital's room prices.
 when it is written in the question's language and shares no content word (Snowball stem; stop
 words and the generic words of :data:`_GENERIC_WORDS` left out) with the question: "wanneer
 krijg ik de faktuur van het ziekenhuis" answered with an emergency page's ambulance paragraph.
+The words the question's spelling was corrected to count as its own ("faktuur" → "factuur").
 With ``gate_term_check_across`` a draft from pages in another language (a Dutch question
 answered from English MedQuAD pages) is refused when it shares no stem, nor a cognate's first
 six letters, with the question's words or the words understanding also searched for it: "mag ik

@@ -80,8 +80,10 @@ _LETTERS = string.ascii_lowercase
 
 @dataclass(frozen=True)
 class Correction:
-    """One corrected word: ``said`` as the question wrote it (normalised), ``word`` the medical
-    word it is taken for, ``distance`` the edits between them (1 or 2)."""
+    """One corrected word: ``said`` as the question wrote it (normalised), ``word`` the word it
+    is taken for (a medical word, normalised; or an everyday word of the hospital's pages as
+    they write it, accents kept: :func:`zolsearch.search.focus.page_spelling`), ``distance``
+    the edits between them (1 or 2)."""
 
     said: str
     word: str
@@ -161,13 +163,16 @@ class Speller:
     words are indexed in sorted order and ties are broken by the word. ``max_distance`` (1 or 2)
     caps the edits a correction may take below the length rule (:data:`SPELL_DISTANCE_2_CHARS`):
     the hospital pages' everyday words are corrected at one edit only
-    (:func:`zolsearch.search.focus.page_spelling`)."""
+    (:func:`zolsearch.search.focus.page_spelling`). ``everyday_targets``: ``words`` are
+    everyday words, so the list's most frequent ones (:data:`SPELL_EVERYDAY_TOP`) are targets
+    like the others (for medical words they are targets only within a medical name)."""
 
     words: frozenset[str]
     pairs: frozenset[tuple[str, str]] = frozenset()
     language: str = "en"
     protected: frozenset[str] = frozenset()
     max_distance: int = 2
+    everyday_targets: bool = False
     _index: SymSpell | None = field(default=None, repr=False)
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
@@ -197,7 +202,7 @@ class Speller:
         ):
             return None
         found = self._lookup(said, min(self.max_distance, 2 if len(said) >= SPELL_DISTANCE_2_CHARS else 1))
-        core = most_frequent_words(self.language, SPELL_EVERYDAY_TOP)
+        core = frozenset() if self.everyday_targets else most_frequent_words(self.language, SPELL_EVERYDAY_TOP)
 
         def named(term: str) -> bool:
             return (before, term) in self.pairs or (term, after) in self.pairs

@@ -116,7 +116,7 @@ def _spelling_focus(state: SearchState) -> list[Correction]:
     if found is None or (current is not None and found.text == current.text):
         return corrections
     if current is None or len(found.matched.split()) >= len(current.matched.split()):
-        said = {c.word: c.said for c in reversed(corrections)}
+        said = {text_normalise(c.word): c.said for c in reversed(corrections)}
         as_written = " ".join(said.get(w, w) for w in found.matched.split())
         asked = f" {text_normalise(state.question)} "
         _focus_set(state, replace(found, matched=as_written if f" {as_written} " in asked else found.matched))
@@ -301,7 +301,9 @@ class QueryUnderstandingStage(Stage):
                 state.search_vector = state.provider.embed_query(understood.reduced)
         if corrections:
             said = f" {text_normalise(state.search_query or state.question)} "
-            if new_words := list(dict.fromkeys(c.word for c in corrections if f" {c.word} " not in said)):
+            if new_words := list(
+                dict.fromkeys(c.word for c in corrections if f" {text_normalise(c.word)} " not in said)
+            ):
                 _search_also(state, new_words)  # BM25 and the reranker also search "aneurysm"
         # How much the question wants the hospital's own (Dutch) pages: whichever language the
         # pages it wants are in is the language its words are also searched in.
