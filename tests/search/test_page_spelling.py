@@ -5,6 +5,7 @@ wordfreq's real Dutch word list."""
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 
@@ -61,16 +62,15 @@ def test_two_edits_another_language_and_right_words_are_left_alone(hospital_page
     assert page_spelling("wat doe ik bij een brandwonde", "nl") == []
 
 
-def _asked(qid: str) -> dict[str, str]:
-    """hospital-nl's question ``qid`` (its text) as shared/data holds it."""
+def _asked(qid: str) -> dict[str, Any]:
+    """hospital-nl's question ``qid`` (its text, expected pages) as shared/data holds it."""
     lines = (HOSPITAL_NL / "questions.jsonl").read_text().splitlines()
     return next(q for q in map(json.loads, lines) if q["qid"] == qid)
 
 
 def _expected(qid: str) -> set[str]:
     """The pages hospital-nl expects for question ``qid``."""
-    lines = (HOSPITAL_NL / "questions.jsonl").read_text().splitlines()
-    return set(next(q for q in map(json.loads, lines) if q["qid"] == qid)["expected_urls"])
+    return set(_asked(qid)["expected_urls"])
 
 
 def _ranked(question: str, *, page_words: bool) -> tuple[list[str], str, str]:

@@ -461,10 +461,9 @@ def _medical_speller(language: str) -> Speller | None:
         speller = lexicon.spellers.get(language)
         if speller is None:
             if language == TARGET_LANGUAGE:
-                dutch = medical_dictionary()[0]
                 speller = Speller(
-                    frozenset(w for phrase in dutch for w in phrase.split()),
-                    pairs=term_pairs(dutch),
+                    _dictionary_words(),
+                    pairs=term_pairs(medical_dictionary()[0]),
                     language=language,
                     protected=lexicon.words,
                 )
@@ -563,11 +562,14 @@ def page_spelling(question: str, language: str, *, skip: Collection[str] = ()) -
     pages = _PAGE_WORDS.get()
     if pages is None:
         return []
-    left = set(skip)
+    corrections = pages.speller.corrections(question)
+    if not corrections:
+        return []
+    medical, dictionary = medquad_words(), _dictionary_words()
     return [
         replace(c, word=pages.written.get(c.word, c.word))
-        for c in pages.speller.corrections(question)
-        if c.said not in left and c.said not in medquad_words() and c.said not in _dictionary_words()
+        for c in corrections
+        if c.said not in skip and c.said not in medical and c.said not in dictionary
     ]
 
 
