@@ -29,7 +29,7 @@ from zolsearch.search.focus import (
 from zolsearch.search.glossary import medical_renderings
 from zolsearch.search.pipeline import SearchRequest, pipeline_run
 from zolsearch.search.stages.generate import chunks_same_focus
-from zolsearch.search.stages.understand import medical_cognate_term
+from zolsearch.search.stages.understand import QTYPE_TEMPLATE_WORDS, medical_cognate_term
 
 pytestmark = pytest.mark.django_db
 SNOMED = Path(__file__).resolve().parent.parent.parent / "data" / "snomed" / "heartfailure-subset"
@@ -178,9 +178,9 @@ def test_a_dutch_spelling_links_the_medquad_focus_and_the_name_is_searched_too()
     )
     assert focus_link(question="Hoe lang duurt de operatie en mag ik parkeren?", resolution=None) is None
     assert focus_link(question="wat houdt dat syndroom juist in?", resolution=None) is None
-    # The medical translation would add "abetalipoproteinemia" itself (its cognate spelling);
-    # off here, so the focus expansion is what is tested.
-    config = pipeline_config_default().with_overrides(medical_translation_enabled=False)
+    # The medical translation would add "abetalipoproteinemia" itself (its cognate spelling),
+    # the question-type expansion "inherited"; off here, so the focus expansion is what is tested.
+    config = pipeline_config_default().with_overrides(medical_translation_enabled=False, qtype_expansion_enabled=False)
     state = pipeline_run(request=SearchRequest(question=question, language="nl"), config=config)
     assert state.search_query.endswith(" Abetalipoproteinemia")
     assert state.trace.understanding is not None and state.trace.understanding.expanded == "Abetalipoproteinemia"
@@ -542,3 +542,52 @@ def _lone_cognate_links() -> None:
         config=config,
     )
     assert state.trace.understanding.focus == "Encephalopathy"
+
+
+def test_template_words_title_their_question_type_in_the_medquad_slice() -> None:
+    """GIVEN the ingested MedQuAD slice WHEN its pages are grouped by question type THEN each
+    template word of :data:`QTYPE_TEMPLATE_WORDS` is in at least 90 % of the titles of its
+    type, for the types with at least 5 pages in the slice (the table was read off the full
+    MedQuAD's titles, of which the slice is a sample; CDC words a few its own way: "how common
+    is botulism?")."""
+    titles: dict[str, list[str]] = {}
+    for title, metadata in Document.objects.filter(source__key="medquad").values_list("title", "metadata"):
+        titles.setdefault(metadata.get("qtype", ""), []).append(title.lower())
+    checked = [qtype for qtype in QTYPE_TEMPLATE_WORDS if len(titles.get(qtype, ())) >= 5]
+    assert len(checked) >= 8, {qtype: len(t) for qtype, t in titles.items()}
+    for qtype in checked:
+        for word in QTYPE_TEMPLATE_WORDS[qtype].split():
+            share = sum(word in title for title in titles[qtype]) / len(titles[qtype])
+            assert share >= 0.9, (qtype, word, share)
+
+
+def test_a_dutch_question_about_a_medquad_focus_is_also_searched_with_its_type_template() -> None:
+    """GIVEN the ingested MedQuAD slice WHEN a Dutch question asks whether a MedQuAD condition is
+    inherited THEN the English template word of its type ("inherited") is searched beside it
+    and the trace says so; not with the flag off, not for an English question (its own words
+    are searched) and not for a Dutch question without a MedQuAD focus."""
+    medquad_lexicon_clear()
+    # The medical translation renders "erfelijk" as "inherited" itself; off here, so the
+    # question-type expansion is what is tested.
+    config = pipeline_config_default().with_overrides(medical_translation_enabled=False)
+    question = "Is abetalipoproteïnemie erfelijk? Mijn neefje heeft het."
+    state = pipeline_run(request=SearchRequest(question=question, language="nl"), config=config)
+    assert state.focus is not None and state.focus.source == "medquad"
+    assert state.qtype == "inheritance"
+    assert " inherited" in state.search_query
+    assert state.trace.understanding is not None and "inherited" in state.trace.understanding.expanded.split("; ")
+    off = pipeline_run(
+        request=SearchRequest(question=question, language="nl"),
+        config=config.with_overrides(qtype_expansion_enabled=False),
+    )
+    assert "inherited" not in off.search_query
+    english = pipeline_run(
+        request=SearchRequest(question="Is abetalipoproteinemia inherited in families?", language="en"), config=config
+    )
+    assert english.search_query.count("inherited") <= 1
+    practical = pipeline_run(
+        request=SearchRequest(question="Hoe lang duurt de operatie en mag ik parkeren?", language="nl"), config=config
+    )
+    assert practical.focus is None or practical.focus.source != "medquad"
+    assert practical.trace.understanding is not None
+    assert not set(practical.trace.understanding.expanded.split("; ")) & set(QTYPE_TEMPLATE_WORDS.values())

@@ -365,3 +365,33 @@ def test_a_dutch_question_about_a_condition_links_its_focus_from_the_english() -
         config=config,
     )
     assert long.search_query and "caffey disease" in long.search_query
+
+
+def test_a_compound_whose_first_part_is_an_english_organ_word_of_the_index_is_rendered() -> None:
+    """GIVEN the real dictionary and an index vocabulary with "anus", "larynx" and "carcinoma"
+    WHEN a Dutch compound starts with an organ Dutch names the Latin way THEN it is rendered
+    part by part ("anuskanker" → "anus cancer", "larynxcarcinoom" → "larynx carcinoma"); not
+    after a head of fewer than 4 letters, nor with a tail the index does not spell
+    ("meningo" + "cokkeninfection"); the dictionary's anatomy ("strottehoofdkanker") and
+    microbes ("meningokokkeninfectie") compound as before."""
+    known = frozenset({"anus", "larynx", "carcinoma", "meningo", "ear"})
+    assert [r.words for r in medical_renderings("anuskanker", known)] == [("anus cancer",)]
+    assert [r.words for r in medical_renderings("larynxcarcinoom", known)] == [("larynx carcinoma",)]
+    assert [r.words for r in medical_renderings("anuskanker", frozenset())] == []
+    assert [r.words for r in medical_renderings("earkanker", known)] == []  # head of 3 letters
+    assert [r.words for r in medical_renderings("meningoxyzinfectie", known)] == [("meningoxyzinfection",)]
+    assert [r.words for r in medical_renderings("strottehoofdkanker", known)] == [("larynx cancer",)]
+    assert [r.words for r in medical_renderings("meningokokkeninfectie", known)] == [("meningococcal infection",)]
+
+
+def test_the_dutch_ending_entie_is_spelled_as_the_index_spells_it_ency_or_ence() -> None:
+    """GIVEN an index vocabulary WHEN a Dutch word ends in "-entie" THEN its English spelling is
+    the first of "-ency" and "-ence" that the vocabulary holds ("deficiëntie" → "deficiency",
+    "incontinentie" → "incontinence" when the dictionary lacks it), else "-ency"; other "-tie"
+    words keep "-tion"."""
+    known = frozenset({"deficiency", "insufficiency", "persistence"})
+    assert medical_renderings("deficiëntie", known)[0].words == ("deficiency",)
+    assert medical_renderings("persistentie", known)[0].words == ("persistence",)
+    assert medical_renderings("xyzentie", known)[0].words == ("xyzency",)
+    assert medical_renderings("xyzentie", frozenset())[0].words == ("xyzency",)
+    assert medical_renderings("operatie", known)[0].words == ("operation",)

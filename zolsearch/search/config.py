@@ -156,7 +156,12 @@ class PipelineConfig(BaseModel):
       tandarts", otherwise pulls the type to symptoms; one query embedding more for both).
       ``focus_expansion_enabled``: a MedQuAD focus the question names another way (a UMLS
       synonym, or a Dutch spelling or misspelling through the fuzzy match) is added to the text
-      BM25 and the reranker search. ``snomed_expansion_enabled``: for a taxonomy entity the
+      BM25 and the reranker search. ``qtype_expansion_enabled``: a Dutch question about a
+      MedQuAD focus is also searched with the English words of MedQuAD's question template of
+      its predicted type ("wordt er onderzoek gedaan naar nierziekte?" → "research clinical
+      trials": :data:`zolsearch.search.stages.understand.QTYPE_TEMPLATE_WORDS`), so that the
+      page answering that type joins the candidates where the English pages title it.
+      ``snomed_expansion_enabled``: for a taxonomy entity the
       question names by an alias or a SNOMED CT synonym, up to ``snomed_expansion_terms`` of its
       names (the entity's, then its SNOMED CT concept's fully specified name without the tag
       and synonyms, in the question's language and English) the question does not already
@@ -268,6 +273,7 @@ class PipelineConfig(BaseModel):
     qtype_question_sentence: bool = True
     intent_question_sentence: bool = True
     focus_expansion_enabled: bool = True
+    qtype_expansion_enabled: bool = True
     spelling_correction_languages: tuple[str, ...] = ("en", "nl")
     spelling_page_words: bool = True
     snomed_expansion_enabled: bool = True
@@ -409,6 +415,7 @@ FIELDS_ADDED: dict[str, Any] = {
     "lexical_stopword_languages": (),  # 2026-11-26: BM25 kept every word of the question
     "spelling_correction_languages": (),  # 2026-11-26: misspelled medical words were not corrected
     "spelling_page_words": False,  # 2026-11-29: only medical words were corrected
+    "qtype_expansion_enabled": False,  # 2026-11-30: a Dutch question's type was not searched in English
     "named_hospital_first": False,  # 2026-11-26: the reranker's order was kept
     "crag_bypass_own_pages": False,  # 2026-11-27: CRAG judged the hospital's own pages too
     "crag_bypass_min_words": 0,  # 2026-11-29: CRAG judged long messages too

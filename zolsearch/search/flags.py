@@ -43,6 +43,7 @@ _SPECS = (
     FlagSpec("medical_translation_enabled", "understanding", 'Also search a Dutch medical question in English ("galwegkanker" → "bile duct cancer") and link its condition from the English.'),
     FlagSpec("medical_translation_max_authority", "understanding", "Highest share (0–1) of the question's intent on routing intents at which a Dutch question is translated."),
     FlagSpec("focus_expansion_enabled", "understanding", 'Also search the name pages use for a condition the question names another way (a synonym, or "leukemie" → Leukemia).'),
+    FlagSpec("qtype_expansion_enabled", "understanding", 'Also search a Dutch question about a condition of the general medical pages with the English words those pages title its question type with ("onderzoek naar nierziekte" → "research clinical trials").'),
     FlagSpec("spelling_correction_languages", "understanding", 'Languages whose misspelled medical words are corrected before searching ("aneurism" → "aneurysm", "aambijen" → "aambeien"; comma separated; English and Dutch).'),
     FlagSpec("spelling_page_words", "understanding", 'Also correct a Dutch question\'s misspelled everyday words to the words of the hospital\'s own pages, at one letter ("faktuur" → "factuur", "ombusdienst" → "ombudsdienst"), and search them too.'),
     FlagSpec("qtype_match_needs_topic", "reranking", "Count a page's question type (treatment, symptoms, …) for the reranker only when the page is about what the question names."),

@@ -108,7 +108,10 @@ COGNATE_MIN_CHARS = 7
 # Dutch → English spelling of medical (Greek/Latin) words, ordered: the first suffix that fits
 # is rewritten ("kardiomyopathie" → "cardiomyopathy", "rabdomyosarcoom" → "rabdomyosarcoma",
 # "fibrose" → "fibrosis"). Standard correspondences of the two languages' medical vocabularies.
-_COGNATE_SUFFIXES = (
+# Where English has two endings for one Dutch ending ("deficiëntie" → "deficiency",
+# "incontinentie" → "incontinence"), the first the index's medical vocabulary spells wins, else
+# the first.
+_COGNATE_SUFFIXES: tuple[tuple[str, str | tuple[str, ...]], ...] = (
     ("oom", "oma"),
     ("oide", "oid"),
     ("psie", "psy"),
@@ -122,6 +125,7 @@ _COGNATE_SUFFIXES = (
     ("fie", "phy"),
     ("emie", "emia"),
     ("urie", "uria"),
+    ("entie", ("ency", "ence")),
     ("tie", "tion"),
     ("pie", "py"),
     ("gie", "gy"),
@@ -186,6 +190,12 @@ def medical_dictionary() -> tuple[dict[str, tuple[str, ...]], int, frozenset[str
     return entries, max((len(k.split()) for k in entries), default=1), frozenset(generic)
 
 
+# The least length of a compound's first part taken as written because the index's English
+# medical vocabulary has it ("anus", "colon", "larynx", "cervix"); set by hand: shorter heads
+# are as often the start of another word ("oor", "arm").
+COMPOUND_KNOWN_HEAD_MIN_CHARS = 4
+
+
 def _compound(
     word: str, entries: dict[str, tuple[str, ...]], depth: int = 0, known: Collection[str] = ()
 ) -> tuple[str, bool] | None:
@@ -193,25 +203,33 @@ def _compound(
     "bile duct cancer"; a linking "s" or "e" between parts is allowed), longest first part
     first; the last part may instead be a long medical word spelled the English way
     (:func:`_cognate`: "nierdysplasie" → "kidney dysplasia"; spelled as ``known`` has it), and
-    then ``guessed`` is True. None when it does not split."""
+    then ``guessed`` is True. The first part may also be a word of ``known`` of at least
+    :data:`COMPOUND_KNOWN_HEAD_MIN_CHARS` letters, kept as written, when the dictionary lacks
+    it (an organ Dutch names the Latin way: "anuskanker" → "anus cancer", "larynxcarcinoom" →
+    "larynx carcinoma"), and then its last part a dictionary word or a cognate spelling
+    ``known`` holds. None when it does not split."""
     if word in entries:
         return entries[word][0], False
     if depth >= 2:
         return None
     for cut in range(len(word) - 3, 2, -1):
         head, rest = word[:cut], word[cut:]
-        if head not in entries:
+        own_head = head not in entries
+        if own_head and not (depth == 0 and len(head) >= COMPOUND_KNOWN_HEAD_MIN_CHARS and head in known):
             continue
+        english = head if own_head else entries[head][0]  # "anuskanker": an organ named the English way
         for tail in (rest, rest[1:] if rest[:1] in {"s", "e"} else None):
             if tail and len(tail) >= 3:
                 found = _compound(tail, entries, depth + 1, known)
                 cognate = _cognate(tail, known) if found is None else None
                 # "-itis" reads the same in both languages: as a tail only when the index has it
                 # ("cellulitis" is not "cel" + "lulitis")
-                if cognate is not None and (not tail.endswith("itis") or cognate in known):
+                # after a head taken as written, only a tail the index spells so ("larynx" +
+                # "carcinoma"; not "meningo" + "cokkeninfection")
+                if cognate is not None and (cognate in known or not (own_head or tail.endswith("itis"))):
                     found = (cognate, True)
                 if found:
-                    return f"{entries[head][0]} {found[0]}", found[1]
+                    return f"{english} {found[0]}", found[1]
     return None
 
 
@@ -225,12 +243,15 @@ def _cognate(word: str, known: Collection[str] = ()) -> str | None:
     "thrombophilia"), else the rewrite."""
     if len(word) < COGNATE_MIN_CHARS:
         return None
-    for dutch, english in _COGNATE_SUFFIXES:
+    for dutch, endings in _COGNATE_SUFFIXES:
         if word.endswith(dutch):
-            kept = word[: len(word) - len(dutch)] + english
-            plain = _K_BEFORE.sub("c", kept)
+            stem = word[: len(word) - len(dutch)]
+            rewrites = [
+                (_K_BEFORE.sub("c", stem + e), stem + e) for e in ((endings,) if isinstance(endings, str) else endings)
+            ]
+            plain = rewrites[0][0]
             if known and plain not in known:
-                return _known_spelling((plain, kept), known) or plain
+                return next(filter(None, (_known_spelling(r, known) for r in rewrites)), None) or plain
             return plain
     return None
 

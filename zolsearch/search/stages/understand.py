@@ -209,6 +209,29 @@ def medical_cognate_term(renderings: list[Rendering]) -> Focus | None:
     return None
 
 
+# The content words of MedQuAD's question template of each question type, as the index's English
+# pages title them ("what research (or clinical trials) is being done for X ?", "How to diagnose
+# X ?"; Ben Abacha & Demner-Fushman 2019; read off the 16,246 titles of the full MedQuAD, where
+# each template titles 97-100 % of its type's pages). "information" ("What is (are) X ?") and
+# "considerations" ("What to do for X ?") have none.
+QTYPE_TEMPLATE_WORDS = {
+    "symptoms": "symptoms",
+    "treatment": "treatments",
+    "causes": "causes",
+    "inheritance": "inherited",
+    "frequency": "many people affected",
+    "genetic changes": "genetic changes related",
+    "exams and tests": "diagnose",
+    "outlook": "outlook",
+    "susceptibility": "risk",
+    "research": "research clinical trials",
+    "prevention": "prevent",
+    "complications": "complications",
+    "stages": "stages",
+    "support groups": "support",
+}
+
+
 class UnderstandStage(Stage):
     """Language of the question: given by the caller, else detected by lingua."""
 
@@ -325,6 +348,16 @@ class QueryUnderstandingStage(Stage):
                 # kornzweig syndrome") or a fuzzy match ("cholangiocarcinoom"): BM25 and the
                 # reranker's term features also search the name the pages use.
                 _search_also(state, [state.focus.text])
+        if (
+            state.config.qtype_expansion_enabled
+            and state.language == TARGET_LANGUAGE
+            and state.focus is not None
+            and state.focus.source == "medquad"
+            and (words := QTYPE_TEMPLATE_WORDS.get(state.qtype))
+        ):
+            said = f" {text_normalise(state.search_query or state.question)} "
+            if new := [w for w in words.split() if f" {w} " not in said]:
+                _search_also(state, [" ".join(new)])
         if state.config.snomed_expansion_enabled and state.focus is not None:
             names = synonym_expansion(
                 state.focus,
