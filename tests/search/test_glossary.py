@@ -374,13 +374,16 @@ def test_a_compound_whose_first_part_is_an_english_organ_word_of_the_index_is_re
     part by part (an invented organ "anusxyz": the dictionary has "anuskanker" → "anal cancer"
     itself; "larynxcarcinoom" → "larynx carcinoma"); not
     after a head of fewer than 4 letters, nor with a tail the index does not spell
-    ("meningo" + "cokkeninfection"); the dictionary's anatomy ("strottehoofdkanker") and
+    ("meningo" + "cokkeninfection"), nor an everyday Dutch word ("teen", toe); the dictionary's anatomy ("strottehoofdkanker") and
     microbes ("pneumokokkenziekte") compound as before."""
     known = frozenset({"anus", "larynx", "carcinoma", "meningo", "ear"})
     assert [r.words for r in medical_renderings("anusxyzkanker", known | {"anusxyz"})] == [("anusxyz cancer",)]
     assert [r.words for r in medical_renderings("larynxcarcinoom", known)] == [("larynx carcinoma",)]
     assert [r.words for r in medical_renderings("anusxyzkanker", frozenset())] == []
     assert [r.words for r in medical_renderings("earkanker", known)] == []  # head of 3 letters
+    # an everyday Dutch word is not taken as English: "teen" is a toe ("Teen Health" in MedQuAD)
+    assert [r.words for r in medical_renderings("teenontsteking", known | {"teen"})] == []
+    assert [r.words for r in medical_renderings("teenkanker", known | {"teen"})] == []
     assert [r.words for r in medical_renderings("meningoxyzinfectie", known)] == [("meningoxyzinfection",)]
     assert [r.words for r in medical_renderings("strottehoofdkanker", known)] == [("larynx cancer",)]
     assert [r.words for r in medical_renderings("pneumokokkenziekte", known)] == [("pneumococcal disease",)]
@@ -389,11 +392,12 @@ def test_a_compound_whose_first_part_is_an_english_organ_word_of_the_index_is_re
 def test_the_dutch_ending_entie_is_spelled_as_the_index_spells_it_ency_or_ence() -> None:
     """GIVEN an index vocabulary WHEN a Dutch word ends in "-entie" THEN its English spelling is
     the first of "-ency" and "-ence" that the vocabulary holds ("deficiëntie" → "deficiency",
-    "incontinentie" → "incontinence" when the dictionary lacks it), else "-ency"; other "-tie"
-    words keep "-tion"."""
+    "persistentie" → "persistence"); when it holds neither, "-tie" → "-tion" as before
+    ("interventie" → "intervention"); other "-tie" words keep "-tion"."""
     known = frozenset({"deficiency", "insufficiency", "persistence"})
     assert medical_renderings("deficiëntie", known)[0].words == ("deficiency",)
     assert medical_renderings("persistentie", known)[0].words == ("persistence",)
-    assert medical_renderings("xyzentie", known)[0].words == ("xyzency",)
-    assert medical_renderings("xyzentie", frozenset())[0].words == ("xyzency",)
+    assert medical_renderings("xyzentie", known)[0].words == ("xyzention",)  # no spelling known: "-tie"
+    assert medical_renderings("xyzentie", frozenset())[0].words == ("xyzention",)
+    assert medical_renderings("interventie", known)[0].words == ("intervention",)
     assert medical_renderings("operatie", known)[0].words == ("operation",)

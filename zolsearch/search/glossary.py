@@ -108,9 +108,10 @@ COGNATE_MIN_CHARS = 7
 # Dutch → English spelling of medical (Greek/Latin) words, ordered: the first suffix that fits
 # is rewritten ("kardiomyopathie" → "cardiomyopathy", "rabdomyosarcoom" → "rabdomyosarcoma",
 # "fibrose" → "fibrosis"). Standard correspondences of the two languages' medical vocabularies.
-# Where English has two endings for one Dutch ending ("deficiëntie" → "deficiency",
-# "incontinentie" → "incontinence"), the first the index's medical vocabulary spells wins, else
-# the first.
+# Where English has other endings for one Dutch ending ("deficiëntie" → "deficiency",
+# "incontinentie" → "incontinence", but "interventie" → "intervention"), the alternatives are
+# taken only in a spelling the index's medical vocabulary has (the first ending that has one);
+# otherwise the next suffix that fits is ("-tie" → "-tion").
 _COGNATE_SUFFIXES: tuple[tuple[str, str | tuple[str, ...]], ...] = (
     ("oom", "oma"),
     ("oide", "oid"),
@@ -192,8 +193,21 @@ def medical_dictionary() -> tuple[dict[str, tuple[str, ...]], int, frozenset[str
 
 # The least length of a compound's first part taken as written because the index's English
 # medical vocabulary has it ("anus", "colon", "larynx", "cervix"); set by hand: shorter heads
-# are as often the start of another word ("oor", "arm").
+# are as often the start of another word ("oor", "arm"). Such a part must not be an everyday
+# Dutch word (wordfreq Zipf below 3.7, the measure of an everyday word of
+# zolsearch.search.focus.EPONYM_MAX_ZIPF): "teen" (toe, 4.0) and "stem" (voice, 5.1) are
+# English words of MedQuAD's names too ("Teen Health", "Stem Cells").
 COMPOUND_KNOWN_HEAD_MIN_CHARS = 4
+COMPOUND_KNOWN_HEAD_MAX_ZIPF = 3.7
+
+
+def _english_head(head: str, known: Collection[str]) -> bool:
+    """Whether ``head`` may be a compound's first part as written (:func:`_compound`)."""
+    if len(head) < COMPOUND_KNOWN_HEAD_MIN_CHARS or head not in known:
+        return False
+    import wordfreq  # the Dutch list is read once per process (the spellers read it too)
+
+    return wordfreq.zipf_frequency(head, TARGET_LANGUAGE) < COMPOUND_KNOWN_HEAD_MAX_ZIPF
 
 
 def _compound(
@@ -204,8 +218,9 @@ def _compound(
     first; the last part may instead be a long medical word spelled the English way
     (:func:`_cognate`: "nierdysplasie" → "kidney dysplasia"; spelled as ``known`` has it), and
     then ``guessed`` is True. The first part may also be a word of ``known`` of at least
-    :data:`COMPOUND_KNOWN_HEAD_MIN_CHARS` letters, kept as written, when the dictionary lacks
-    it (an organ Dutch names the Latin way: "anuskanker" → "anus cancer", "larynxcarcinoom" →
+    :data:`COMPOUND_KNOWN_HEAD_MIN_CHARS` letters that is no everyday Dutch word
+    (:data:`COMPOUND_KNOWN_HEAD_MAX_ZIPF`), kept as written, when the dictionary lacks it (an
+    organ Dutch names the Latin way: "cervixkanker" → "cervix cancer", "larynxcarcinoom" →
     "larynx carcinoma"), and then its last part a dictionary word or a cognate spelling
     ``known`` holds. None when it does not split."""
     if word in entries:
@@ -215,9 +230,9 @@ def _compound(
     for cut in range(len(word) - 3, 2, -1):
         head, rest = word[:cut], word[cut:]
         own_head = head not in entries
-        if own_head and not (depth == 0 and len(head) >= COMPOUND_KNOWN_HEAD_MIN_CHARS and head in known):
+        if own_head and not (depth == 0 and _english_head(head, known)):
             continue
-        english = head if own_head else entries[head][0]  # "anuskanker": an organ named the English way
+        english = head if own_head else entries[head][0]  # "cervixkanker": an organ named the English way
         for tail in (rest, rest[1:] if rest[:1] in {"s", "e"} else None):
             if tail and len(tail) >= 3:
                 found = _compound(tail, entries, depth + 1, known)
@@ -240,19 +255,32 @@ def _cognate(word: str, known: Collection[str] = ()) -> str | None:
     :func:`cognate_spellings` of that rewrite, then of the rewrite with its k kept
     ("lymfoom" → "lymphoma", not "lymfoma"; "leukoencefalitis" → "leukoencephalitis"), then
     the same with the Greek h Dutch drops (:func:`_known_spelling`: "trombofilie" →
-    "thrombophilia"), else the rewrite."""
+    "thrombophilia"), else the rewrite. An ending with alternatives
+    (:data:`_COGNATE_SUFFIXES`: "-entie") is rewritten only into a spelling ``known`` holds;
+    otherwise the next suffix that fits is (the "-tie" of "interventie" → "intervention")."""
     if len(word) < COGNATE_MIN_CHARS:
         return None
     for dutch, endings in _COGNATE_SUFFIXES:
-        if word.endswith(dutch):
-            stem = word[: len(word) - len(dutch)]
-            rewrites = [
-                (_K_BEFORE.sub("c", stem + e), stem + e) for e in ((endings,) if isinstance(endings, str) else endings)
-            ]
-            plain = rewrites[0][0]
-            if known and plain not in known:
-                return next(filter(None, (_known_spelling(r, known) for r in rewrites)), None) or plain
-            return plain
+        if not word.endswith(dutch):
+            continue
+        stem = word[: len(word) - len(dutch)]
+        if isinstance(endings, tuple):
+            spelled = (
+                next(
+                    filter(None, (_known_spelling((_K_BEFORE.sub("c", stem + e), stem + e), known) for e in endings)),
+                    None,
+                )
+                if known
+                else None
+            )
+            if spelled is not None:
+                return spelled
+            continue
+        kept = stem + endings
+        plain = _K_BEFORE.sub("c", kept)
+        if known and plain not in known:
+            return _known_spelling((plain, kept), known) or plain
+        return plain
     return None
 
 
