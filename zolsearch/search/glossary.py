@@ -265,14 +265,7 @@ def _cognate(word: str, known: Collection[str] = ()) -> str | None:
             continue
         stem = word[: len(word) - len(dutch)]
         if isinstance(endings, tuple):
-            spelled = (
-                next(
-                    filter(None, (_known_spelling((_K_BEFORE.sub("c", stem + e), stem + e), known) for e in endings)),
-                    None,
-                )
-                if known
-                else None
-            )
+            spelled = _known_ending(stem, endings, known) if known else None
             if spelled is not None:
                 return spelled
             continue
@@ -293,12 +286,19 @@ def _cognate_known_only(word: str, known: Collection[str]) -> str | None:
         return None
     for dutch, endings in _KNOWN_ONLY_SUFFIXES:
         if word.endswith(dutch):
-            for ending in endings:
-                kept = word[: len(word) - len(dutch)] + ending
-                spelled = _known_spelling((_K_BEFORE.sub("c", kept), kept), known)
-                if spelled is not None:
-                    return spelled
-            return None
+            return _known_ending(word[: len(word) - len(dutch)], endings, known)
+    return None
+
+
+def _known_ending(stem: str, endings: tuple[str, ...], known: Collection[str]) -> str | None:
+    """The first of ``stem`` + each of ``endings``, in order, that ``known`` holds in one of its
+    spellings (:func:`_known_spelling` of the rewrite with c for k before a, o, u, l, r, then
+    with its k kept); None when none does."""
+    for ending in endings:
+        kept = stem + ending
+        spelled = _known_spelling((_K_BEFORE.sub("c", kept), kept), known)
+        if spelled is not None:
+            return spelled
     return None
 
 

@@ -81,6 +81,13 @@ def _search_also(state: SearchState, names: list[str]) -> None:
     state.trace.understanding.expanded = "; ".join([earlier, *names] if earlier else names)
 
 
+def _unsaid(state: SearchState, words: list[str]) -> list[str]:
+    """``words`` (each a word or phrase) that what ``state`` searches does not hold yet as whole
+    words after :func:`core.text.text_normalise` ("hf" is not in "hfd"), each once, in order."""
+    said = f" {text_normalise(state.search_query or state.question)} "
+    return list(dict.fromkeys(w for w in words if f" {text_normalise(w)} " not in said))
+
+
 def _focus_set(state: SearchState, focus: Focus | None, *, translated: bool = False) -> None:
     """``state.focus`` and the trace's focus fields (``focus_translated``: linked from the
     English of a Dutch question)."""
@@ -322,12 +329,8 @@ class QueryUnderstandingStage(Stage):
             state.search_query = understood.reduced
             if state.config.dense_enabled:
                 state.search_vector = state.provider.embed_query(understood.reduced)
-        if corrections:
-            said = f" {text_normalise(state.search_query or state.question)} "
-            if new_words := list(
-                dict.fromkeys(c.word for c in corrections if f" {text_normalise(c.word)} " not in said)
-            ):
-                _search_also(state, new_words)  # BM25 and the reranker also search "aneurysm"
+        if corrections and (new_words := _unsaid(state, [c.word for c in corrections])):
+            _search_also(state, new_words)  # BM25 and the reranker also search "aneurysm"
         # How much the question wants the hospital's own (Dutch) pages: whichever language the
         # pages it wants are in is the language its words are also searched in.
         share = routing_share(state.intent.value, state.intent_probabilities, state.config.source_authority_intents)
@@ -353,11 +356,9 @@ class QueryUnderstandingStage(Stage):
             and state.language == TARGET_LANGUAGE
             and state.focus is not None
             and state.focus.source == "medquad"
-            and (words := QTYPE_TEMPLATE_WORDS.get(state.qtype))
+            and (new := _unsaid(state, QTYPE_TEMPLATE_WORDS.get(state.qtype, "").split()))
         ):
-            said = f" {text_normalise(state.search_query or state.question)} "
-            if new := [w for w in words.split() if f" {w} " not in said]:
-                _search_also(state, [" ".join(new)])
+            _search_also(state, [" ".join(new)])  # "research clinical trials"
         if state.config.snomed_expansion_enabled and state.focus is not None:
             names = synonym_expansion(
                 state.focus,
