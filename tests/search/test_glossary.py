@@ -401,3 +401,51 @@ def test_the_dutch_ending_entie_is_spelled_as_the_index_spells_it_ency_or_ence()
     assert medical_renderings("xyzentie", frozenset())[0].words == ("xyzention",)
     assert medical_renderings("interventie", known)[0].words == ("intervention",)
     assert medical_renderings("operatie", known)[0].words == ("operation",)
+
+
+def test_a_compounds_first_part_may_be_a_medical_word_the_index_spells_the_english_way() -> None:
+    """GIVEN the real dictionary (which renders "hypo" as hypoglycemia) and an index vocabulary
+    with "hypoventilation" and "migration" WHEN a Dutch compound starts with a cognate of such a
+    word THEN the longer cognate part is taken ("hypoventilatiesyndroom" → "hypoventilation
+    syndrome", not "hypoglycemia ventilatiesyndroma"; "migratiestoornis" → "migration
+    disorder"); without the word in the index, not."""
+    known = frozenset({"hypoventilation", "migration", "syndrome"})
+    assert [r.words for r in medical_renderings("hypoventilatiesyndroom", known)] == [("hypoventilation syndrome",)]
+    assert [r.words for r in medical_renderings("migratiestoornis", known)] == [("migration disorder",)]
+    assert medical_renderings("hypoventilatiesyndroom", frozenset())[0].words != ("hypoventilation syndrome",)
+
+
+def test_a_six_letter_cognate_is_rewritten_only_into_a_spelling_the_index_has() -> None:
+    """GIVEN an index vocabulary with "glioma" and "anemia" WHEN a Dutch word of six letters has
+    a medical ending THEN it is rewritten only when the index spells it ("glioom" → glioma,
+    "anemie" → anemia), never guessed ("xyloom" stays untranslated); "pernicieuse", spelled the
+    French way, is "pernicious"."""
+    known = frozenset({"glioma", "anemia", "pernicious"})
+    assert [r.words for r in medical_renderings("glioom", known)] == [("glioma",)]
+    assert [r.words for r in medical_renderings("pernicieuse anemie", known)] == [("pernicious",), ("anemia",)]
+    assert medical_renderings("xyloom", known) == []
+    assert medical_renderings("glioom", frozenset()) == []
+
+
+@pytest.mark.django_db
+def test_a_dutch_question_of_a_medquad_type_is_translated_whatever_its_routing_share() -> None:
+    """GIVEN the offline classifiers WHEN a Flemish message asks what a condition is in words
+    the intent classifier reads as wanting the hospital's own pages (routing share ≥
+    ``medical_translation_max_authority``) THEN, its MedQuAD question type being sure enough
+    (≥ ``medical_translation_qtype_min``), its medical words are searched in English too
+    ("kattenkrabziekte" → "cat scratch disease"); at 1.0 (as before 2026-12-07) they are not."""
+    from zolsearch.search.understanding import routing_share
+
+    question = "Allez, mijn zoon is gekrabd door onze kitten en den dokter sprak van kattenkrabziekte. Wat is da juist?"
+    config = pipeline_config_default()
+    state = pipeline_run(request=SearchRequest(question=question, language="nl"), config=config)
+    share = routing_share(state.intent.value, state.intent_probabilities, config.source_authority_intents)
+    assert share >= config.medical_translation_max_authority  # the case the rule is for
+    understood = state.trace.understanding
+    assert understood.qtype == "information" and understood.qtype_confidence >= config.medical_translation_qtype_min
+    assert "cat scratch disease" in understood.expanded.split("; ")
+    off = pipeline_run(
+        request=SearchRequest(question=question, language="nl"),
+        config=config.with_overrides(medical_translation_qtype_min=1.0),
+    )
+    assert "cat scratch disease" not in off.trace.understanding.expanded

@@ -165,3 +165,33 @@ def test_crag_skips_a_question_the_graph_answers(settings) -> None:  # type: ign
     assert stopped.pinned and stopped.trace.retrieval.crag_action == "incorrect"
     assert stopped.trace.stop_stage == "crag" and stopped.answer.startswith("Voor hartfalen kan u terecht bij")
     assert not [c for c in stopped.citations if c.source == "document"]
+
+
+def test_a_department_named_only_in_the_story_makes_no_department_search() -> None:
+    """GIVEN the sample hospital WHEN a message names a department only in the story before its
+    question ("… op de cardiologie. Wat zijn de symptomen van …?") THEN the graph implies no
+    department search (the classifier's intent is taken; the department's facts stay pinned);
+    named in the question sentence, or with a routing cue ("waar"), or with the flag off, it does."""
+    from taxonomy.resolver import text_resolve
+    from zolsearch.search.config import MEASUREMENT_OVERRIDES, pipeline_config_default
+    from zolsearch.search.pipeline import SearchRequest, pipeline_run
+    from zolsearch.search.stages.taxonomy import named_in_story_only
+
+    story = "Mijn vader lag vorige week op de cardiologie voor een onderzoek. Wat zijn de symptomen van jicht?"
+    resolution = text_resolve(text=story, language="nl", with_terms=False)
+    assert [r.entity.slug for r in resolution.of_type("department")] == ["cardiologie"]
+    assert named_in_story_only(question=story, resolution=resolution)
+    asked = "Mijn vader heeft jicht. Wat doet de cardiologie daarvoor?"
+    assert not named_in_story_only(question=asked, resolution=text_resolve(text=asked, language="nl", with_terms=False))
+    routed = "Mijn vader lag op de cardiologie. Waar kan ik parkeren?"
+    assert not named_in_story_only(
+        question=routed, resolution=text_resolve(text=routed, language="nl", with_terms=False)
+    )
+    config = pipeline_config_default().with_overrides(**MEASUREMENT_OVERRIDES)
+    state = pipeline_run(request=SearchRequest(question=story, language="nl"), config=config)
+    assert state.intent != Intent.DEPARTMENT_SEARCH and state.pinned
+    off = pipeline_run(
+        request=SearchRequest(question=story, language="nl"),
+        config=config.with_overrides(department_intent_needs_question=False),
+    )
+    assert off.intent == Intent.DEPARTMENT_SEARCH

@@ -213,3 +213,21 @@ def test_the_languages_are_checked_and_old_configurations_correct_nothing() -> N
     assert PipelineConfig.from_values(values).spelling_correction_languages == ()
     with pytest.raises(ConfigInvalid, match="no everyday word list for \\['fr'\\]; lists: en, nl"):
         PipelineConfig.from_values({**values, "spelling_correction_languages": ["fr"]})
+
+
+def test_a_dutch_compound_of_everyday_words_is_not_taken_for_a_medical_word_two_edits_away() -> None:
+    """GIVEN the Dutch medical words "rugproblemen", "hartziekte" and "suikerziekte" and
+    wordfreq's real Dutch list WHEN a Dutch word is two edits from one of them but is a compound
+    of everyday words ("reuk" + "problemen", "hart" + "zwakte") THEN it is left as written; one
+    edit away the medical word still wins ("suikerzieke", though "suiker" and "zieke" are words),
+    and a word that splits into no everyday words is corrected as before ("rugproblmen")."""
+    from zolsearch.search.spelling import everyday_compound
+
+    speller = Speller(frozenset({"rugproblemen", "hartziekte", "suikerziekte"}), language="nl")
+    assert everyday_compound("reukproblemen", "nl") and everyday_compound("hartzwakte", "nl")
+    assert speller.correction("reukproblemen") is None
+    assert speller.correction("hartzwakte") is None
+    assert speller.correction("suikerzieke") == Correction(said="suikerzieke", word="suikerziekte", distance=1)
+    assert speller.correction("rugproblmen") == Correction(said="rugproblmen", word="rugproblemen", distance=1)
+    assert not everyday_compound("rugproblmen", "nl")
+    assert not everyday_compound("reukproblemen", "en")  # English writes its compounds apart

@@ -189,3 +189,38 @@ def test_the_intent_is_read_from_the_question_sentence() -> None:
     assert on.intent == off.intent == Intent.PRACTICAL_INFO
     assert on.trace.understanding.intent_confidence > off.trace.understanding.intent_confidence
     assert on.intent_probabilities["practical_info"] > off.intent_probabilities["practical_info"]
+
+
+def test_a_flemish_question_that_points_back_keeps_the_story_it_points_to() -> None:
+    """GIVEN messages whose question points back to what the story names ("zo'n tumor",
+    "daar … over", Flemish "da") WHEN reduced THEN the story's condition stays in the query; a
+    story sentence that opens with a greeting is story, not a greeting ("Hallo, bij mijn
+    petekindje …"), while a greeting that says nothing else is dropped."""
+    ependymoma = (
+        "Hallo, bij mijn petekindje (4 jaar) hebben ze nen ependymoom gevonden, een hersentumor. "
+        "Weet ge waar zo'n tumor van komt bij kindjes?"
+    )
+    reduced = query_reduce(ependymoma, language="nl").lower()
+    assert "ependymoom" in reduced and "tumor" in reduced and "hallo" not in reduced.split()
+    rehabilitation = (
+        "Goeiedag, mijne man heeft COPD en de longarts wil hem doorsturen voor longrevalidatie. "
+        "Hebt ge daar wat informatie over?"
+    )
+    reduced = query_reduce(rehabilitation, language="nl").lower()
+    assert "longrevalidatie" in reduced and "copd" in reduced and "goeiedag" not in reduced.split()
+    greeted = "Hallo! Mijn vader van 80 heeft sinds kort last van zijn knie. Hoe wordt artrose van de knie behandeld?"
+    reduced = query_reduce(greeted, language="nl").lower()
+    assert "artrose" in reduced and "hallo" not in reduced.split() and "vader" not in reduced.split()
+
+
+def test_a_question_that_points_back_takes_the_story_only_back_to_the_question_before_it() -> None:
+    """GIVEN a story, a question that names the condition, then one that points back ("ze")
+    WHEN reduced THEN the second question's antecedent is the first question, so the story
+    before it ("kortademig", "enkels") is not searched."""
+    message = (
+        "Goeiedag, mijn moeder van 80 is kortademig en heeft dikke enkels. Hoe wordt hartfalen vastgesteld? "
+        "Welke onderzoeken gaan ze doen?"
+    )
+    reduced = query_reduce(message, language="nl").lower()
+    assert "hartfalen" in reduced and "onderzoeken" in reduced
+    assert "kortademig" not in reduced and "enkels" not in reduced

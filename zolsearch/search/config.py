@@ -180,6 +180,13 @@ class PipelineConfig(BaseModel):
       ("galwegkanker" → "bile duct cancer"), and the English links the MedQuAD focus when it
       names a longer term than the Dutch, from dictionary words only, never from a guessed
       cognate spelling (:func:`zolsearch.search.glossary.medical_english`).
+      ``medical_translation_qtype_min``: a Dutch question is translated so too, whatever its
+      share, when the offline classifier gives it one of MedQuAD's question types (not "none")
+      with at least this confidence: "Wat is da juist?" after "kattenkrabziekte", "welk
+      onderzoek of klinische trials zijn er naar encefalopathie" ask about a condition though
+      the intent classifier leans to the hospital's own pages (0.5, chosen on dev on 2026-12-07:
+      0.4 cost two Dutch noisy dev messages, 0.6 gained one fewer; the 45 Dutch hospital-nl dev
+      questions are unchanged at each; 1.0 switches it off, as before that day).
     - ``followup_enabled`` / ``followup_max_age_s``: a short message of a conversation
       ("en in Maaseik?") is resolved against the latest API turn of the same ``conversation_id``
       asked at most ``followup_max_age_s`` seconds before (1,800 s: half an hour, provisional);
@@ -282,6 +289,8 @@ class PipelineConfig(BaseModel):
     glossary_min_authority: float = Field(default=0.5, ge=0.0, le=1.0)
     medical_translation_enabled: bool = True
     medical_translation_max_authority: float = Field(default=0.3, ge=0.0, le=1.0)
+    medical_translation_qtype_min: float = Field(default=0.5, ge=0.0, le=1.0)
+    department_intent_needs_question: bool = True
     reranker: str = ""
     rerank_depth: int = Field(default=20, ge=1, le=1000)
     think_harder_candidates: int = Field(default=100, ge=1, le=1000)
@@ -416,6 +425,8 @@ FIELDS_ADDED: dict[str, Any] = {
     "spelling_correction_languages": (),  # 2026-11-26: misspelled medical words were not corrected
     "spelling_page_words": False,  # 2026-11-29: only medical words were corrected
     "qtype_expansion_enabled": False,  # 2026-11-30: a Dutch question's type was not searched in English
+    "medical_translation_qtype_min": 1.0,  # 2026-12-07: only the routing share decided translation
+    "department_intent_needs_question": False,  # 2026-12-07: a department named anywhere made a department search
     "named_hospital_first": False,  # 2026-11-26: the reranker's order was kept
     "crag_bypass_own_pages": False,  # 2026-11-27: CRAG judged the hospital's own pages too
     "crag_bypass_min_words": 0,  # 2026-11-29: CRAG judged long messages too

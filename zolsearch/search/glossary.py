@@ -105,6 +105,9 @@ MEDICAL_FILE = Path("understanding") / "medical-nl-en.jsonl"
 # Provisional, set by hand like focus.FUZZY_MIN_CHARS: shorter Dutch words are too often ordinary
 # words that merely end alike ("familie", "partie").
 COGNATE_MIN_CHARS = 7
+# A word one letter shorter is rewritten only into a spelling the index's medical vocabulary
+# has ("glioom" → "glioma", "anemie" → "anemia", "lipoom" → "lipoma"). Set 2026-12-07.
+COGNATE_KNOWN_MIN_CHARS = 6
 # Dutch → English spelling of medical (Greek/Latin) words, ordered: the first suffix that fits
 # is rewritten ("kardiomyopathie" → "cardiomyopathy", "rabdomyosarcoom" → "rabdomyosarcoma",
 # "fibrose" → "fibrosis"). Standard correspondences of the two languages' medical vocabularies.
@@ -135,6 +138,7 @@ _COGNATE_SUFFIXES: tuple[tuple[str, str | tuple[str, ...]], ...] = (
     ("isch", "ic"),
     ("ische", "ic"),
     ("euze", "ous"),
+    ("euse", "ous"),
     ("eus", "ous"),
     ("iteit", "ity"),
     ("itis", "itis"),
@@ -230,9 +234,14 @@ def _compound(
     for cut in range(len(word) - 3, 2, -1):
         head, rest = word[:cut], word[cut:]
         own_head = head not in entries
-        if own_head and not (depth == 0 and _english_head(head, known)):
-            continue
         english = head if own_head else entries[head][0]  # "cervixkanker": an organ named the English way
+        if own_head and not (depth == 0 and _english_head(head, known)):
+            # a medical word spelled the English way that the index has ("hypoventilatie" +
+            # "syndroom" → "hypoventilation syndrome", before the dictionary's "hypo")
+            spelled = _cognate(head, known) if depth == 0 and known else None
+            if spelled is None or spelled not in known:
+                continue
+            english = spelled
         for tail in (rest, rest[1:] if rest[:1] in {"s", "e"} else None):
             if tail and len(tail) >= 3:
                 found = _compound(tail, entries, depth + 1, known)
@@ -255,10 +264,18 @@ def _cognate(word: str, known: Collection[str] = ()) -> str | None:
     :func:`cognate_spellings` of that rewrite, then of the rewrite with its k kept
     ("lymfoom" → "lymphoma", not "lymfoma"; "leukoencefalitis" → "leukoencephalitis"), then
     the same with the Greek h Dutch drops (:func:`_known_spelling`: "trombofilie" →
-    "thrombophilia"), else the rewrite. An ending with alternatives
+    "thrombophilia"), else the rewrite. A word of :data:`COGNATE_KNOWN_MIN_CHARS` letters
+    (one short of :data:`COGNATE_MIN_CHARS`) only into a spelling ``known`` holds. An ending with alternatives
     (:data:`_COGNATE_SUFFIXES`: "-entie") is rewritten only into a spelling ``known`` holds;
     otherwise the next suffix that fits is (the "-tie" of "interventie" → "intervention")."""
     if len(word) < COGNATE_MIN_CHARS:
+        if len(word) < COGNATE_KNOWN_MIN_CHARS or not known:
+            return None
+        # one letter short: the first suffix that fits, only into a spelling ``known`` holds
+        for dutch, endings in _COGNATE_SUFFIXES:
+            if word.endswith(dutch):
+                stem = word[: len(word) - len(dutch)]
+                return _known_ending(stem, endings if isinstance(endings, tuple) else (endings,), known)
         return None
     for dutch, endings in _COGNATE_SUFFIXES:
         if not word.endswith(dutch):

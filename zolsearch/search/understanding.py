@@ -57,11 +57,13 @@ _FILLER = frozenset(
         i'm i've it's its was were been had have has got get getting been since ago yesterday today
         week weeks month months year years day days doctor dr told says said think thought worried
         scared terrified afraid help much many lot bit little kind sort thing things
-        hallo dag beste goedendag bedankt dank alvast groetjes mvg vriendelijke groeten aub graag
+        hallo hoi dag beste goedendag goeiedag goedemorgen goeiemorgen goedemiddag bedankt dank alvast
+        groetjes mvg vriendelijke groeten aub graag
         even eens toch nu al nog heel echt erg beetje wel gewoon misschien iemand iets weet weten
         vraagje vraag vragen wil zou zouden mag mogen had heb hebt heeft hebben was waren ben bent
         gisteren vandaag sinds geleden week weken maand maanden jaar jaren dag dagen dokter huisarts
         zegt zei gezegd denk dacht bang ongerust zorgen schrik veel zo ja nee hier daar
+        mij mijne me nen ne ge gij da dees hem over daarvoor daarover daarvan wa mss ivm bv allez
         bonjour merci svp sil vous plait voudrais savoir depuis hier semaine mois ans jours
         medecin dit pense peur beaucoup tres un une des les le la du de et est ce que qui quoi
         je j ai mon ma mes suis pour avec dans sur pas ne"""
@@ -73,17 +75,33 @@ _QUESTION_CUES = re.compile(
     re.IGNORECASE,
 )
 _GREETING = re.compile(
-    r"^\s*(hi|hello|hey|dear|hallo|dag|beste|goedendag|bonjour|thanks|thank you|bedankt|merci|groetjes|mvg)\b[^.?!]*[.!,]?\s*$",
+    r"^\s*(hi|hello|hey|dear|hallo|hoi|dag|beste|goedendag|goeiedag|goedemorgen|goeiemorgen|goedemiddag|bonjour|"
+    r"thanks|thank you|bedankt|merci|groetjes|mvg)\b[^.?!]*[.!,]?\s*$",
     re.IGNORECASE,
 )
 _WORD = re.compile(r"[^\W_]+(?:[-'][^\W_]+)*", re.UNICODE)
+# Words of a question that point back to what the story before it named: pronouns and
+# demonstratives, and the Dutch (and Flemish) pronominal adverbs and "such" words ("hebt ge
+# daar informatie over?", "welke behandelingen zijn er daarvoor?", "waar komt zo'n tumor van?",
+# "hoe wordt da behandeld?": Flemish "da" is "dat").
 _BACK_REFERENCE = re.compile(
-    r"\b(it|this|that|these|they|het|dit|dat|deze|die|ze|hij|zij|ce|cela|ça|il|elle)\b", re.IGNORECASE
+    r"\b(it|its|this|that|these|those|they|them|such|het|dit|dat|da|deze|dees|die|ze|hij|zij|zo['’]n|zulke|zoiets|"
+    r"daar|daarvoor|daarover|daarvan|daarmee|daartegen|daaraan|ervan|erover|ervoor|ermee|eraan|ertegen|"
+    r"ce|cela|ça|il|elle)\b",
+    re.IGNORECASE,
 )
 
 
 def _content_words(sentence: str, stop: set[str]) -> list[str]:
     return [w for w in _WORD.findall(sentence) if (f := text_normalise(w)) and f not in stop and f not in _FILLER]
+
+
+def _greeting(sentence: str, stop: set[str]) -> bool:
+    """``sentence`` greets or thanks and says nothing else: it starts with a greeting
+    (:data:`_GREETING`) and holds at most one content word ("Hi, quick question.", "Bedankt
+    alvast!"); "Hallo, bij mijn petekindje hebben ze een ependymoom gevonden." is story, not a
+    greeting, and names what the question after it asks about."""
+    return _GREETING.match(sentence) is not None and len(_content_words(sentence, stop)) <= 1
 
 
 @dataclass(frozen=True)
@@ -112,23 +130,26 @@ def query_reduce(question: str, *, language: str) -> str:
 
     Sentences that are greetings or thanks are dropped; when some sentence asks something
     (a "?" or a question word), story sentences without one are dropped too, unless a question
-    points back ("is it …", "kan het …") or has fewer than 3 content words: then the story
-    before it stays (it names what "it" is). From what is left: words that are not stop words
+    points back ("is it …", "kan het …", "daarvoor", "zo'n") or has fewer than 3 content words:
+    then the story between it and the question before it stays (it names what "it" is). A
+    sentence is a greeting when it starts with one and says nothing else (:func:`_greeting`). From what is left: words that are not stop words
     (question language and English) or fillers, in order, once each.
     """
     words = message_words(question)
     if words < REDUCE_MIN_WORDS:
         return ""
-    sentences = [s for s in sentences_split(question) if s.strip() and not _GREETING.match(s)] or [question]
     stop = STOPWORDS.get(language, set()) | STOPWORDS["en"]
+    sentences = [s for s in sentences_split(question) if s.strip() and not _greeting(s, stop)] or [question]
     asking = [n for n, s in enumerate(sentences) if _QUESTION_CUES.search(s)]
     if asking:
         keep = set(asking)
         # A question that points back ("is it hereditary?", "kan het kanker zijn?") or says too
-        # little on its own needs the story before it, which names what "it" is.
-        for n in asking:
+        # little on its own needs the story before it, which names what "it" is: back to the
+        # question before it, which names it already ("Hoe wordt hartfalen vastgesteld? Welke
+        # onderzoeken gaan ze doen?").
+        for previous, n in zip([-1, *asking], asking, strict=False):
             if _BACK_REFERENCE.search(sentences[n]) or len(_content_words(sentences[n], stop)) < 3:
-                keep |= set(range(n))
+                keep |= set(range(previous + 1, n))
         sentences = [s for n, s in enumerate(sentences) if n in keep]
     kept: list[str] = []
     seen: set[str] = set()

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import re
 
-from taxonomy.resolver import text_resolve
+from core.text import text_normalise
+from taxonomy.resolver import Resolution, text_resolve
 from taxonomy.selectors import RoutingFact, routing_facts
 from zolsearch.search.contract import EntityTrace, FactTrace, Intent, TaxonomyTrace
+from zolsearch.search.focus import question_sentence
 from zolsearch.search.generation import fact_sentence
 from zolsearch.search.stages.base import SearchState, Stage
 
@@ -40,12 +42,32 @@ def facts_intent(facts: list[RoutingFact]) -> Intent:
     return Intent.GENERAL
 
 
+def named_in_story_only(*, question: str, resolution: Resolution) -> bool:
+    """Whether every department ``resolution`` holds is named only in the story around the
+    question sentence of ``question`` (:func:`zolsearch.search.focus.question_sentence`), and the
+    message has no routing cue: "ze hebben voorkamerfibrillatie vastgesteld op de spoed. Welke
+    behandelingen zijn er daarvoor?" asks about the condition, not the emergency department.
+    False for a message of one sentence or without a question sentence, for one without a
+    department, and when a department was reached by a step that names no text (its words in
+    the question cannot be told)."""
+    departments = resolution.of_type("department")
+    sentence = question_sentence(question)
+    if not departments or not sentence or _ROUTING_CUES.search(question):
+        return False
+    asked = f" {text_normalise(sentence)} "
+    for resolved in departments:
+        said = [str(step["text"]) for step in resolved.trail if step.get("text")]
+        if not said or any(f" {text_normalise(text)} " in asked for text in said):
+            return False
+    return True
+
+
 class TaxonomyStage(Stage):
     """Resolve the question against the hospital graph (aliases → SNOMED → IS_A → finding site)
     and keep the routing facts to pin first in the answer."""
 
     name = "taxonomy"
-    reads = frozenset({"question", "language"})
+    reads = frozenset({"question", "language", "config"})
     adds = frozenset({"intent", "pinned", "routing", "resolution"})
 
     def run(self, state: SearchState) -> None:
@@ -53,6 +75,13 @@ class TaxonomyStage(Stage):
         state.resolution = resolution
         state.pinned = routing_facts(resolution=resolution, language=state.language)
         state.intent = facts_intent(state.pinned)
+        if (
+            state.intent == Intent.DEPARTMENT_SEARCH
+            and state.config.department_intent_needs_question
+            and named_in_story_only(question=state.question, resolution=resolution)
+        ):
+            # The department's facts stay pinned; the intent is left to the classifier.
+            state.intent = Intent.GENERAL
         state.routing = bool(state.pinned) and routing_question(question=state.question, intent=state.intent)
         state.trace.taxonomy = TaxonomyTrace(
             intent=state.intent,

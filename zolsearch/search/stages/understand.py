@@ -167,8 +167,13 @@ def _medical_english(state: SearchState, corrections: list[Correction]) -> None:
     if not english:
         return
     current = state.focus
-    if current is None or (current.source == "medquad" and len(current.matched.split()) < 2):
-        found = medquad_focus(" ".join(r[0] for r in renderings_kept(renderings, cognates=False)), "en")
+    usual = [r[0] for r in renderings_kept(renderings, cognates=False)]
+    # A one-word Dutch match whose English is the focus's name is that focus, however many
+    # words it renders to ("longkanker" is Lung Cancer, not the "cancer chemotherapy" of
+    # "chemo" in the same message).
+    said_so = current is not None and text_normalise(current.text) in {text_normalise(u) for u in usual}
+    if current is None or (current.source == "medquad" and len(current.matched.split()) < 2 and not said_so):
+        found = medquad_focus(" ".join(usual), "en")
         if found is not None and (current is None or len(found.matched.split()) > len(current.matched.split())):
             _focus_set(state, found, translated=True)
         elif found is None and current is None:
@@ -337,7 +342,13 @@ class QueryUnderstandingStage(Stage):
         if (
             state.config.medical_translation_enabled
             and state.language == TARGET_LANGUAGE
-            and share < state.config.medical_translation_max_authority
+            and (
+                share < state.config.medical_translation_max_authority
+                or (
+                    understood.qtype != "none"
+                    and understood.qtype_confidence >= state.config.medical_translation_qtype_min
+                )
+            )
         ):
             _medical_english(state, corrections)
         if state.config.focus_expansion_enabled and state.focus is not None and state.focus.source == "medquad":
