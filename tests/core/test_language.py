@@ -41,9 +41,11 @@ def test_nothing_to_go_by_gives_the_default() -> None:
 
 
 def test_the_golden_sets_languages() -> None:
-    """GIVEN every question of the committed golden sets with its language (1,848, and 397
-    MedQuAD questions with a misspelled focus in the typo probes) WHEN detected THEN at most 25 of
-    the 1,848 are wrong (lingua alone: 98) and at most 2 % of the misspelled ones (a misspelled
+    """GIVEN every question of the committed golden sets with its language (1,948, and 397
+    MedQuAD questions with a misspelled focus in the typo probes) WHEN detected THEN at most 26 of
+    the 1,948 are wrong (24 of the 1,848 before the third Dutch noisy dev set, whose "wat is
+    trichinose (trichinellose) aub" reads as Italian and a message full of Latin names as German;
+    lingua alone: 98 of the 1,848) and at most 2 % of the misspelled ones (a misspelled
     name can read as another language: "Is siealuria inherited ?" as Spanish), and no French,
     Turkish, Arabic or Romanian question is among them (their function words overlap Dutch and
     English ones: "de", "en", "a", "on")."""
@@ -59,7 +61,7 @@ def test_the_golden_sets_languages() -> None:
             if language_detect(item["question"], default="nl") != item["language"]:
                 wrong[kind] += 1
                 wrong[item["language"]] += 1
-    assert total["sets"] >= 1800 and total["typos"] >= 390
-    assert wrong["sets"] <= 25, wrong
+    assert total["sets"] >= 1900 and total["typos"] >= 390
+    assert wrong["sets"] <= 26, wrong
     assert wrong["typos"] <= 0.02 * total["typos"], wrong
     assert not {"fr", "tr", "ar", "ro"} & set(wrong), wrong
