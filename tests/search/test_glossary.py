@@ -408,10 +408,11 @@ def test_a_compounds_first_part_may_be_a_medical_word_the_index_spells_the_engli
     with "hypoventilation" and "migration" WHEN a Dutch compound starts with a cognate of such a
     word THEN the longer cognate part is taken ("hypoventilatiesyndroom" → "hypoventilation
     syndrome", not "hypoglycemia ventilatiesyndroma"; "migratiestoornis" → "migration
-    disorder"); without the word in the index, not."""
+    disorder"), a guessed rendering like any cognate; without the word in the index, not."""
     known = frozenset({"hypoventilation", "migration", "syndrome"})
     assert [r.words for r in medical_renderings("hypoventilatiesyndroom", known)] == [("hypoventilation syndrome",)]
     assert [r.words for r in medical_renderings("migratiestoornis", known)] == [("migration disorder",)]
+    assert medical_renderings("hypoventilatiesyndroom", known)[0].guessed  # never links a focus by itself
     assert medical_renderings("hypoventilatiesyndroom", frozenset())[0].words != ("hypoventilation syndrome",)
 
 
@@ -419,12 +420,13 @@ def test_a_six_letter_cognate_is_rewritten_only_into_a_spelling_the_index_has() 
     """GIVEN an index vocabulary with "glioma" and "anemia" WHEN a Dutch word of six letters has
     a medical ending THEN it is rewritten only when the index spells it ("glioom" → glioma,
     "anemie" → anemia), never guessed ("xyloom" stays untranslated); "pernicieuse", spelled the
-    French way, is "pernicious"."""
+    French way, is "pernicious", but only as the index spells it ("masseuse" stays as written)."""
     known = frozenset({"glioma", "anemia", "pernicious"})
     assert [r.words for r in medical_renderings("glioom", known)] == [("glioma",)]
     assert [r.words for r in medical_renderings("pernicieuse anemie", known)] == [("pernicious",), ("anemia",)]
     assert medical_renderings("xyloom", known) == []
     assert medical_renderings("glioom", frozenset()) == []
+    assert medical_renderings("masseuse", known) == []
 
 
 @pytest.mark.django_db

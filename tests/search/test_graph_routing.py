@@ -171,7 +171,8 @@ def test_a_department_named_only_in_the_story_makes_no_department_search() -> No
     """GIVEN the sample hospital WHEN a message names a department only in the story before its
     question ("… op de cardiologie. Wat zijn de symptomen van …?") THEN the graph implies no
     department search (the classifier's intent is taken; the department's facts stay pinned);
-    named in the question sentence, or with a routing cue ("waar"), or with the flag off, it does."""
+    named in a question sentence (the first or a later one), with a routing cue ("waar") or an
+    errand at the department ("afspraak"), or with the flag off, it does."""
     from taxonomy.resolver import text_resolve
     from zolsearch.search.config import MEASUREMENT_OVERRIDES, pipeline_config_default
     from zolsearch.search.pipeline import SearchRequest, pipeline_run
@@ -183,10 +184,14 @@ def test_a_department_named_only_in_the_story_makes_no_department_search() -> No
     assert named_in_story_only(question=story, resolution=resolution)
     asked = "Mijn vader heeft jicht. Wat doet de cardiologie daarvoor?"
     assert not named_in_story_only(question=asked, resolution=text_resolve(text=asked, language="nl", with_terms=False))
-    routed = "Mijn vader lag op de cardiologie. Waar kan ik parkeren?"
-    assert not named_in_story_only(
-        question=routed, resolution=text_resolve(text=routed, language="nl", with_terms=False)
-    )
+    for kept in (
+        "Mijn vader lag op de cardiologie. Waar kan ik parkeren?",  # a routing cue
+        "Ik wil een afspraak bij cardiologie. Hoe doe ik dat?",  # an errand at the department
+        "Mijn vader lag op de cardiologie. Is jicht erg? Heeft de cardiologie een eigen ingang?",  # a later question
+    ):
+        assert not named_in_story_only(
+            question=kept, resolution=text_resolve(text=kept, language="nl", with_terms=False)
+        ), kept
     config = pipeline_config_default().with_overrides(**MEASUREMENT_OVERRIDES)
     state = pipeline_run(request=SearchRequest(question=story, language="nl"), config=config)
     assert state.intent != Intent.DEPARTMENT_SEARCH and state.pinned

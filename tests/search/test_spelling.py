@@ -216,18 +216,24 @@ def test_the_languages_are_checked_and_old_configurations_correct_nothing() -> N
 
 
 def test_a_dutch_compound_of_everyday_words_is_not_taken_for_a_medical_word_two_edits_away() -> None:
-    """GIVEN the Dutch medical words "rugproblemen", "hartziekte" and "suikerziekte" and
-    wordfreq's real Dutch list WHEN a Dutch word is two edits from one of them but is a compound
-    of everyday words ("reuk" + "problemen", "hart" + "zwakte") THEN it is left as written; one
-    edit away the medical word still wins ("suikerzieke", though "suiker" and "zieke" are words),
-    and a word that splits into no everyday words is corrected as before ("rugproblmen")."""
+    """GIVEN the Dutch medical words "rugproblemen", "hartziekte", "hartproblemen",
+    "borstkanker" and "suikerziekte" and wordfreq's real Dutch list WHEN a Dutch word is two
+    edits from one of them but is a compound of everyday Dutch words ("reuk" + "problemen",
+    "hart" + "zwakte") THEN it is left as written; a misspelling two edits away whose first
+    "part" is short or an English word of the Dutch web list ("han", "cost") is still corrected;
+    one edit away the medical word wins ("suikerzieke", though "suiker" and "zieke" are words)."""
     from zolsearch.search.spelling import everyday_compound
 
-    speller = Speller(frozenset({"rugproblemen", "hartziekte", "suikerziekte"}), language="nl")
-    assert everyday_compound("reukproblemen", "nl") and everyday_compound("hartzwakte", "nl")
+    speller = Speller(
+        frozenset({"rugproblemen", "hartziekte", "hartproblemen", "borstkanker", "suikerziekte"}), language="nl"
+    )
+    assert everyday_compound("reukproblemen", language="nl") and everyday_compound("hartzwakte", language="nl")
     assert speller.correction("reukproblemen") is None
     assert speller.correction("hartzwakte") is None
+    # two edits, and no compound of Dutch words: corrected as before the rule
+    assert not everyday_compound("hanproblemen", language="nl")  # "han": three letters
+    assert speller.correction("hanproblemen") == Correction(said="hanproblemen", word="hartproblemen", distance=2)
+    assert not everyday_compound("costkanker", language="nl")  # "cost": more English than Dutch
+    assert speller.correction("costkanker") == Correction(said="costkanker", word="borstkanker", distance=2)
     assert speller.correction("suikerzieke") == Correction(said="suikerzieke", word="suikerziekte", distance=1)
-    assert speller.correction("rugproblmen") == Correction(said="rugproblmen", word="rugproblemen", distance=1)
-    assert not everyday_compound("rugproblmen", "nl")
-    assert not everyday_compound("reukproblemen", "en")  # English writes its compounds apart
+    assert not everyday_compound("reukproblemen", language="en")  # English writes its compounds apart

@@ -202,12 +202,16 @@ def test_a_flemish_question_that_points_back_keeps_the_story_it_points_to() -> N
     )
     reduced = query_reduce(ependymoma, language="nl").lower()
     assert "ependymoom" in reduced and "tumor" in reduced and "hallo" not in reduced.split()
+    assert "zo'n" not in reduced and "ependymoom" in query_reduce(ependymoma.replace("'", "´"), language="nl").lower()
+    # a question of three content words and more keeps the story only because it points back
     rehabilitation = (
         "Goeiedag, mijne man heeft COPD en de longarts wil hem doorsturen voor longrevalidatie. "
-        "Hebt ge daar wat informatie over?"
+        "Welke ziekenhuizen bieden daarvoor programma's aan?"
     )
     reduced = query_reduce(rehabilitation, language="nl").lower()
     assert "longrevalidatie" in reduced and "copd" in reduced and "goeiedag" not in reduced.split()
+    assert "daarvoor" not in reduced.split()
+    assert query_reduce(rehabilitation.replace("daarvoor ", ""), language="nl").lower().split()[0] == "ziekenhuizen"
     greeted = "Hallo! Mijn vader van 80 heeft sinds kort last van zijn knie. Hoe wordt artrose van de knie behandeld?"
     reduced = query_reduce(greeted, language="nl").lower()
     assert "artrose" in reduced and "hallo" not in reduced.split() and "vader" not in reduced.split()
@@ -224,3 +228,16 @@ def test_a_question_that_points_back_takes_the_story_only_back_to_the_question_b
     reduced = query_reduce(message, language="nl").lower()
     assert "hartfalen" in reduced and "onderzoeken" in reduced
     assert "kortademig" not in reduced and "enkels" not in reduced
+
+
+def test_a_sentence_with_a_question_word_but_no_question_mark_is_story_for_the_question_after_it() -> None:
+    """GIVEN a story whose second sentence holds a question word ("kan") but asks nothing, then a
+    question that points back ("daarvan") WHEN reduced THEN the story before that question is
+    kept back to the last sentence that asks (with a "?"), so the condition of the first
+    sentence is searched."""
+    message = (
+        "Mijn vader heeft longkanker. De chemotherapie in Genk kan volgende maand starten. "
+        "Wat zijn de bijwerkingen daarvan?"
+    )
+    reduced = query_reduce(message, language="nl").lower()
+    assert "longkanker" in reduced and "bijwerkingen" in reduced

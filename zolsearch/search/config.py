@@ -186,7 +186,14 @@ class PipelineConfig(BaseModel):
       onderzoek of klinische trials zijn er naar encefalopathie" ask about a condition though
       the intent classifier leans to the hospital's own pages (0.5, chosen on dev on 2026-12-07:
       0.4 cost two Dutch noisy dev messages, 0.6 gained one fewer; the 45 Dutch hospital-nl dev
-      questions are unchanged at each; 1.0 switches it off, as before that day).
+      questions are unchanged at each; 1.0 switches it off, as before that day). The confidence
+      is the offline classifier's; a configured chat model reports its own (1.0 when it gives
+      none), so with one nearly every Dutch question of a MedQuAD type is translated.
+      ``department_intent_needs_question``: a department the message names only in the story
+      around its questions, with no routing cue and no errand there ("afspraak", "bezoek"),
+      implies no department search; its facts stay pinned and the classifier's intent is
+      taken ("vastgesteld op de spoed. Welke behandelingen zijn er daarvoor?" asks about the
+      condition; :func:`zolsearch.search.stages.taxonomy.named_in_story_only`).
     - ``followup_enabled`` / ``followup_max_age_s``: a short message of a conversation
       ("en in Maaseik?") is resolved against the latest API turn of the same ``conversation_id``
       asked at most ``followup_max_age_s`` seconds before (1,800 s: half an hour, provisional);

@@ -729,6 +729,13 @@ def question_sentence(message: str) -> str:
     "؟"), when ``message`` has another sentence beside it; "" otherwise (one sentence, or no
     question). A period after an abbreviation ends no sentence (:func:`core.text.abbreviation_ends`:
     "Is Dr. Peeters goed? ik twijfel." → "Is Dr. Peeters goed?"). Never raises."""
+    return next(iter(question_sentences(message)), "")
+
+
+def question_sentences(message: str) -> list[str]:
+    """Every sentence of ``message`` whose end holds a question mark, in order, when ``message``
+    has two sentences or more (:func:`question_sentence` is the first); ``[]`` otherwise. Never
+    raises."""
     sentences: list[tuple[str, str]] = []
     start = 0
     for match in _SENTENCE_END.finditer(message):
@@ -738,9 +745,8 @@ def question_sentence(message: str) -> str:
         start = match.end()
     sentences.append((message[start:].strip(), ""))
     sentences = [(text, end) for text, end in sentences if text]
-    if len(sentences) < 2:
-        return ""
-    return next((text + end for text, end in sentences if _QUESTION_MARKS & set(end)), "")
+    asking = [text + end for text, end in sentences if _QUESTION_MARKS & set(end)]
+    return asking if len(sentences) >= 2 else []
 
 
 def _medquad_focus_of(question: str, language: str, lexicon: _Lexicon, *, asked: bool = False) -> Focus | None:

@@ -138,7 +138,7 @@ _COGNATE_SUFFIXES: tuple[tuple[str, str | tuple[str, ...]], ...] = (
     ("isch", "ic"),
     ("ische", "ic"),
     ("euze", "ous"),
-    ("euse", "ous"),
+    ("euse", ("ous",)),  # French spelling ("pernicieuse"): only into the index's, not "masseuse"
     ("eus", "ous"),
     ("iteit", "ity"),
     ("itis", "itis"),
@@ -226,7 +226,9 @@ def _compound(
     (:data:`COMPOUND_KNOWN_HEAD_MAX_ZIPF`), kept as written, when the dictionary lacks it (an
     organ Dutch names the Latin way: "cervixkanker" → "cervix cancer", "larynxcarcinoom" →
     "larynx carcinoma"), and then its last part a dictionary word or a cognate spelling
-    ``known`` holds. None when it does not split."""
+    ``known`` holds; or a cognate spelling of it that ``known`` holds (:func:`_cognate`:
+    "hypoventilatie" + "syndroom" → "hypoventilation syndrome", tried before the shorter
+    dictionary word "hypo"), and then ``guessed`` is True. None when it does not split."""
     if word in entries:
         return entries[word][0], False
     if depth >= 2:
@@ -235,13 +237,14 @@ def _compound(
         head, rest = word[:cut], word[cut:]
         own_head = head not in entries
         english = head if own_head else entries[head][0]  # "cervixkanker": an organ named the English way
+        cognate_head = False
         if own_head and not (depth == 0 and _english_head(head, known)):
             # a medical word spelled the English way that the index has ("hypoventilatie" +
-            # "syndroom" → "hypoventilation syndrome", before the dictionary's "hypo")
+            # "syndroom" → "hypoventilation syndrome", before the dictionary's "hypo"): guessed
             spelled = _cognate(head, known) if depth == 0 and known else None
             if spelled is None or spelled not in known:
                 continue
-            english = spelled
+            english, cognate_head = spelled, True
         for tail in (rest, rest[1:] if rest[:1] in {"s", "e"} else None):
             if tail and len(tail) >= 3:
                 found = _compound(tail, entries, depth + 1, known)
@@ -253,7 +256,7 @@ def _compound(
                 if cognate is not None and (cognate in known or not (own_head or tail.endswith("itis"))):
                     found = (cognate, True)
                 if found:
-                    return f"{english} {found[0]}", found[1]
+                    return f"{english} {found[0]}", found[1] or cognate_head
     return None
 
 

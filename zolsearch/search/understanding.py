@@ -63,7 +63,8 @@ _FILLER = frozenset(
         vraagje vraag vragen wil zou zouden mag mogen had heb hebt heeft hebben was waren ben bent
         gisteren vandaag sinds geleden week weken maand maanden jaar jaren dag dagen dokter huisarts
         zegt zei gezegd denk dacht bang ongerust zorgen schrik veel zo ja nee hier daar
-        mij mijne me nen ne ge gij da dees hem over daarvoor daarover daarvan wa mss ivm bv allez
+        mij mijne me ne ge gij da dees hem over wa allez zoiets zulke daarvoor daarover daarvan daarmee
+        daartegen daaraan ervan erover ervoor ermee eraan ertegen
         bonjour merci svp sil vous plait voudrais savoir depuis hier semaine mois ans jours
         medecin dit pense peur beaucoup tres un une des les le la du de et est ce que qui quoi
         je j ai mon ma mes suis pour avec dans sur pas ne"""
@@ -85,7 +86,7 @@ _WORD = re.compile(r"[^\W_]+(?:[-'][^\W_]+)*", re.UNICODE)
 # daar informatie over?", "welke behandelingen zijn er daarvoor?", "waar komt zo'n tumor van?",
 # "hoe wordt da behandeld?": Flemish "da" is "dat").
 _BACK_REFERENCE = re.compile(
-    r"\b(it|its|this|that|these|those|they|them|such|het|dit|dat|da|deze|dees|die|ze|hij|zij|zo['’]n|zulke|zoiets|"
+    r"\b(it|its|this|that|these|those|they|them|such|het|dit|dat|da|deze|dees|die|ze|hij|zij|zo['’´`]n|zulke|zoiets|"
     r"daar|daarvoor|daarover|daarvan|daarmee|daartegen|daaraan|ervan|erover|ervoor|ermee|eraan|ertegen|"
     r"ce|cela|ça|il|elle)\b",
     re.IGNORECASE,
@@ -94,6 +95,12 @@ _BACK_REFERENCE = re.compile(
 
 def _content_words(sentence: str, stop: set[str]) -> list[str]:
     return [w for w in _WORD.findall(sentence) if (f := text_normalise(w)) and f not in stop and f not in _FILLER]
+
+
+def points_back(sentence: str) -> bool:
+    """Whether ``sentence`` holds a word that points back to what a sentence before it named
+    (:data:`_BACK_REFERENCE`: "it", "dat", "daarvoor", "zo'n", "ça", …)."""
+    return _BACK_REFERENCE.search(sentence) is not None
 
 
 def _greeting(sentence: str, stop: set[str]) -> bool:
@@ -131,7 +138,8 @@ def query_reduce(question: str, *, language: str) -> str:
     Sentences that are greetings or thanks are dropped; when some sentence asks something
     (a "?" or a question word), story sentences without one are dropped too, unless a question
     points back ("is it …", "kan het …", "daarvoor", "zo'n") or has fewer than 3 content words:
-    then the story between it and the question before it stays (it names what "it" is). A
+    then the story between it and the sentence with a "?" before it stays (it names what "it"
+    is). A
     sentence is a greeting when it starts with one and says nothing else (:func:`_greeting`). From what is left: words that are not stop words
     (question language and English) or fillers, in order, once each.
     """
@@ -147,8 +155,10 @@ def query_reduce(question: str, *, language: str) -> str:
         # little on its own needs the story before it, which names what "it" is: back to the
         # question before it, which names it already ("Hoe wordt hartfalen vastgesteld? Welke
         # onderzoeken gaan ze doen?").
-        for previous, n in zip([-1, *asking], asking, strict=False):
-            if _BACK_REFERENCE.search(sentences[n]) or len(_content_words(sentences[n], stop)) < 3:
+        asked = [n for n in asking if "?" in sentences[n]]  # "kan" alone makes no question before
+        for n in asking:
+            if points_back(sentences[n]) or len(_content_words(sentences[n], stop)) < 3:
+                previous = max((m for m in asked if m < n), default=-1)
                 keep |= set(range(previous + 1, n))
         sentences = [s for n, s in enumerate(sentences) if n in keep]
     kept: list[str] = []
@@ -157,6 +167,8 @@ def query_reduce(question: str, *, language: str) -> str:
         folded = text_normalise(word)
         if not folded or folded in seen or word.lower() in stop or folded in stop or folded in _FILLER:
             continue
+        if " " in folded and all(part in stop or part in _FILLER or len(part) < 2 for part in folded.split()):
+            continue  # "zo'n" is "zo n"
         if len(folded) < 3 and not any(ch.isdigit() for ch in folded):
             continue  # "5q" (5q minus syndrome), "b12" stay
         seen.add(folded)

@@ -8,7 +8,7 @@ from core.text import text_normalise
 from taxonomy.resolver import Resolution, text_resolve
 from taxonomy.selectors import RoutingFact, routing_facts
 from zolsearch.search.contract import EntityTrace, FactTrace, Intent, TaxonomyTrace
-from zolsearch.search.focus import question_sentence
+from zolsearch.search.focus import question_sentences
 from zolsearch.search.generation import fact_sentence
 from zolsearch.search.stages.base import SearchState, Stage
 
@@ -42,19 +42,33 @@ def facts_intent(facts: list[RoutingFact]) -> Intent:
     return Intent.GENERAL
 
 
+# Words of an errand at a department (an appointment, a visit, a call, the way there), in the
+# languages of the region: a message with one is about the department wherever it names it ("Ik
+# wil een afspraak bij cardiologie. Hoe doe ik dat?"). Set by hand on 2026-12-07 (a review of
+# :func:`named_in_story_only`).
+_DEPARTMENT_ERRAND = re.compile(
+    r"\b(afspraak|afspraken|raadpleging|consultatie|bezoek\w*|telefoon\w*|nummer|bellen|bereikbaar|openingsuren|"
+    r"parkeren|parking|route|wachttijd|appointment|visit\w*|phone|call|opening hours|rendez-vous|visite)\b",
+    re.IGNORECASE,
+)
+
+
 def named_in_story_only(*, question: str, resolution: Resolution) -> bool:
     """Whether every department ``resolution`` holds is named only in the story around the
-    question sentence of ``question`` (:func:`zolsearch.search.focus.question_sentence`), and the
-    message has no routing cue: "ze hebben voorkamerfibrillatie vastgesteld op de spoed. Welke
-    behandelingen zijn er daarvoor?" asks about the condition, not the emergency department.
-    False for a message of one sentence or without a question sentence, for one without a
-    department, and when a department was reached by a step that names no text (its words in
-    the question cannot be told)."""
+    question sentences of ``question`` (:func:`zolsearch.search.focus.question_sentences`): "ze
+    hebben voorkamerfibrillatie vastgesteld op de spoed. Welke behandelingen zijn er daarvoor?"
+    asks about the condition, not the emergency department. False when the message has no
+    sentence with a "?" beside another sentence, when it has a routing cue
+    (:func:`routing_question`'s words: "waar", "welke dienst") or an errand at a department
+    (:data:`_DEPARTMENT_ERRAND`: "Ik wil een afspraak bij cardiologie. Hoe doe ik dat?"), when a
+    question sentence names a department, for a message without a department, and when a
+    department was reached by a step that names no text (its words in the question cannot be
+    told). Never raises."""
     departments = resolution.of_type("department")
-    sentence = question_sentence(question)
-    if not departments or not sentence or _ROUTING_CUES.search(question):
+    sentences = question_sentences(question)
+    if not departments or not sentences or _ROUTING_CUES.search(question) or _DEPARTMENT_ERRAND.search(question):
         return False
-    asked = f" {text_normalise(sentence)} "
+    asked = " ".join(f" {text_normalise(s)} " for s in sentences)
     for resolved in departments:
         said = [str(step["text"]) for step in resolved.trail if step.get("text")]
         if not said or any(f" {text_normalise(text)} " in asked for text in said):

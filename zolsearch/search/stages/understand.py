@@ -145,7 +145,12 @@ def _medical_english(state: SearchState, corrections: list[Correction]) -> None:
     ending only medical words have does (:func:`medical_cognate_term`: ≥ 9 letters, linking a
     MedQuAD focus by itself). ``trace.understanding.focus_translated`` says so. A misspelled
     Dutch medical word is rendered as corrected only (``corrections``, :func:`_spelling_focus`:
-    "aambijen" as "aambeien", hemorrhoids; the misspelling's guessed cognate is not searched)."""
+    "aambijen" as "aambeien", hemorrhoids; the misspelling's guessed cognate is not searched).
+    A focus the English matches only by a generic word's rendering is not linked ("kind" →
+    "child", a UMLS synonym of Children's interstitial lung disease), and a one-word Dutch focus
+    whose English is its name is replaced only by a longer match that names it too
+    ("leukemie" → Acute Lymphocytic Leukemia, but "longkanker" stays Lung Cancer beside
+    "chemo")."""
     asked = state.search_query or state.question
     query = text_corrected(asked, corrections) if corrections else asked
     # A question whose MedQuAD focus is linked already (its English name is in it) gains from
