@@ -241,3 +241,28 @@ def test_a_sentence_with_a_question_word_but_no_question_mark_is_story_for_the_q
     )
     reduced = query_reduce(message, language="nl").lower()
     assert "longkanker" in reduced and "bijwerkingen" in reduced
+
+
+@pytest.mark.django_db
+def test_a_long_message_whose_question_sentence_lacks_its_focus_is_searched_with_it() -> None:
+    """GIVEN the MedQuAD slice (its focus Aicardi syndrome) WHEN a long message names the
+    condition in its story and asks in a sentence that neither names nor points back to it THEN
+    the reduced query is the question sentence, and the focus's words are searched too; with
+    ``reduced_query_keeps_focus`` off (as before 2026-12-07) they are not. A question that
+    points back with "him" or "her" keeps the story itself."""
+    message = (
+        "My niece was diagnosed with Aicardi syndrome last month after her first seizures. "
+        "What treatments and therapies are available today?"
+    )
+    config = pipeline_config_default()
+    state = pipeline_run(request=SearchRequest(question=message, language="en"), config=config)
+    assert state.focus is not None and state.focus.text.lower().startswith("aicardi")
+    assert "aicardi" not in state.trace.understanding.reduced.lower()
+    assert "aicardi syndrome" in (state.search_query or "").lower()
+    off = pipeline_run(
+        request=SearchRequest(question=message, language="en"),
+        config=config.with_overrides(reduced_query_keeps_focus=False),
+    )
+    assert "aicardi" not in (off.search_query or "").lower()
+    pointing = "Hi, our grandson has Aicardi syndrome since birth. What treatments or therapies are available for him?"
+    assert "aicardi" in query_reduce(pointing, language="en").lower()

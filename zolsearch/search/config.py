@@ -189,6 +189,9 @@ class PipelineConfig(BaseModel):
       questions are unchanged at each; 1.0 switches it off, as before that day). The confidence
       is the offline classifier's; a configured chat model reports its own (1.0 when it gives
       none), so with one nearly every Dutch question of a MedQuAD type is translated.
+      ``reduced_query_keeps_focus``: when a long message's reduced query lacks the words the
+      message named its focus by (the story named it, the question sentence points to it with
+      "him" or asks without a back-reference word), they are searched too.
       ``department_intent_needs_question``: a department the message names only in the story
       around its questions, with no routing cue and no errand there ("afspraak", "bezoek"),
       implies no department search; its facts stay pinned and the classifier's intent is
@@ -298,6 +301,7 @@ class PipelineConfig(BaseModel):
     medical_translation_max_authority: float = Field(default=0.3, ge=0.0, le=1.0)
     medical_translation_qtype_min: float = Field(default=0.5, ge=0.0, le=1.0)
     department_intent_needs_question: bool = True
+    reduced_query_keeps_focus: bool = True
     reranker: str = ""
     rerank_depth: int = Field(default=20, ge=1, le=1000)
     think_harder_candidates: int = Field(default=100, ge=1, le=1000)
@@ -434,6 +438,7 @@ FIELDS_ADDED: dict[str, Any] = {
     "qtype_expansion_enabled": False,  # 2026-11-30: a Dutch question's type was not searched in English
     "medical_translation_qtype_min": 1.0,  # 2026-12-07: only the routing share decided translation
     "department_intent_needs_question": False,  # 2026-12-07: a department named anywhere made a department search
+    "reduced_query_keeps_focus": False,  # 2026-12-07: a long message was searched by its reduced query alone
     "named_hospital_first": False,  # 2026-11-26: the reranker's order was kept
     "crag_bypass_own_pages": False,  # 2026-11-27: CRAG judged the hospital's own pages too
     "crag_bypass_min_words": 0,  # 2026-11-29: CRAG judged long messages too

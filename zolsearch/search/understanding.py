@@ -86,7 +86,8 @@ _WORD = re.compile(r"[^\W_]+(?:[-'][^\W_]+)*", re.UNICODE)
 # daar informatie over?", "welke behandelingen zijn er daarvoor?", "waar komt zo'n tumor van?",
 # "hoe wordt da behandeld?": Flemish "da" is "dat").
 _BACK_REFERENCE = re.compile(
-    r"\b(it|its|this|that|these|those|they|them|such|het|dit|dat|da|deze|dees|die|ze|hij|zij|zo['’´`]n|zulke|zoiets|"
+    r"\b(it|its|this|that|these|those|they|them|such|he|she|him|her|his|"
+    r"het|dit|dat|da|deze|dees|die|ze|hij|zij|hem|zo['’´`]n|zulke|zoiets|"
     r"daar|daarvoor|daarover|daarvan|daarmee|daartegen|daaraan|ervan|erover|ervoor|ermee|eraan|ertegen|"
     r"ce|cela|ça|il|elle)\b",
     re.IGNORECASE,

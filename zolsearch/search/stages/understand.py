@@ -347,6 +347,17 @@ class QueryUnderstandingStage(Stage):
             state.search_query = understood.reduced
             if state.config.dense_enabled:
                 state.search_vector = state.provider.embed_query(understood.reduced)
+        if (
+            state.config.reduced_query_keeps_focus
+            and state.search_query
+            and state.focus is not None
+            and state.focus.matched
+            and (dropped := _unsaid(state, [state.focus.matched]))
+        ):
+            # The reduction kept the question sentence, and the message named its focus in the
+            # story before it ("Hi, our grandson has Coffin-Lowry syndrome. What treatments are
+            # available for him?"): the focus is what the question is about, so it is searched.
+            _search_also(state, dropped)
         if corrections and (new_words := _unsaid(state, [c.word for c in corrections])):
             _search_also(state, new_words)  # BM25 and the reranker also search "aneurysm"
         # How much the question wants the hospital's own (Dutch) pages: whichever language the
