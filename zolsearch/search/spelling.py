@@ -147,6 +147,19 @@ def most_frequent_words(language: str, top: int) -> frozenset[str]:
     return frozenset(sorted(counts, key=lambda w: -counts[w])[:top])
 
 
+@lru_cache(maxsize=4096)
+def _compound_part(text: str, language: str) -> bool:
+    """Whether ``text`` may be a part of an everyday compound of ``language``
+    (:func:`everyday_compound`; the rules beside :data:`COMPOUND_PART_MIN_ZIPF`)."""
+    import wordfreq  # the language's list is read once per process (the spellers read it too)
+
+    return (
+        len(text) >= COMPOUND_PART_MIN_CHARS
+        and word_frequencies(language).get(text, 0) >= 10**COMPOUND_PART_MIN_ZIPF  # per billion: Zipf z ⇔ 10^z
+        and wordfreq.zipf_frequency(text, language) >= wordfreq.zipf_frequency(text, "en")
+    )
+
+
 def everyday_compound(word: str, *, language: str, depth: int = 2) -> bool:
     """True when ``word`` (normalised, letters only) is a compound of everyday words of
     ``language`` (:data:`COMPOUND_LANGUAGES`; the rules and their source beside
@@ -155,23 +168,13 @@ def everyday_compound(word: str, *, language: str, depth: int = 2) -> bool:
     for a language not in :data:`COMPOUND_LANGUAGES`, never raises for one in it."""
     if language not in COMPOUND_LANGUAGES:
         return False
-    import wordfreq  # the language's list is read once per process (the spellers read it too)
-
-    everyday = word_frequencies(language)
-    least = 10**COMPOUND_PART_MIN_ZIPF  # counts are per billion words: Zipf z ⇔ 10^z
-
-    def part(text: str) -> bool:
-        return (
-            len(text) >= COMPOUND_PART_MIN_CHARS
-            and everyday.get(text, 0) >= least
-            and wordfreq.zipf_frequency(text, language) >= wordfreq.zipf_frequency(text, "en")
-        )
-
     for cut in range(COMPOUND_PART_MIN_CHARS, len(word) - COMPOUND_PART_MIN_CHARS + 1):
         head, tail = word[:cut], word[cut:]
-        if not (part(head) or (head.endswith("s") and part(head[:-1]))):
+        if not (_compound_part(head, language) or (head.endswith("s") and _compound_part(head[:-1], language))):
             continue
-        if part(tail) or (depth > 1 and everyday_compound(tail, language=language, depth=depth - 1)):
+        if _compound_part(tail, language) or (
+            depth > 1 and everyday_compound(tail, language=language, depth=depth - 1)
+        ):
             return True
     return False
 

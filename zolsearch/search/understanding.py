@@ -98,12 +98,6 @@ def _content_words(sentence: str, stop: set[str]) -> list[str]:
     return [w for w in _WORD.findall(sentence) if (f := text_normalise(w)) and f not in stop and f not in _FILLER]
 
 
-def points_back(sentence: str) -> bool:
-    """Whether ``sentence`` holds a word that points back to what a sentence before it named
-    (:data:`_BACK_REFERENCE`: "it", "dat", "daarvoor", "zo'n", "ça", …)."""
-    return _BACK_REFERENCE.search(sentence) is not None
-
-
 def _greeting(sentence: str, stop: set[str]) -> bool:
     """``sentence`` greets or thanks and says nothing else: it starts with a greeting
     (:data:`_GREETING`) and holds at most one content word ("Hi, quick question.", "Bedankt
@@ -136,13 +130,12 @@ def message_words(text: str) -> int:
 def query_reduce(question: str, *, language: str) -> str:
     """The reduced query of a long message ("" for ≤ :data:`REDUCE_MIN_WORDS` − 1 words).
 
-    Sentences that are greetings or thanks are dropped; when some sentence asks something
-    (a "?" or a question word), story sentences without one are dropped too, unless a question
-    points back ("is it …", "kan het …", "daarvoor", "zo'n") or has fewer than 3 content words:
-    then the story between it and the sentence with a "?" before it stays (it names what "it"
-    is). A
-    sentence is a greeting when it starts with one and says nothing else (:func:`_greeting`). From what is left: words that are not stop words
-    (question language and English) or fillers, in order, once each.
+    Sentences that are greetings or thanks and say nothing else are dropped (:func:`_greeting`);
+    when some sentence asks something (a "?" or a question word), story sentences without one
+    are dropped too, unless a question points back ("is it …", "kan het …", "daarvoor", "zo'n",
+    "him") or has fewer than 3 content words: then the story between it and the sentence with a
+    "?" before it stays (it names what "it" is). From what is left: words that are not stop
+    words (question language and English) or fillers, in order, once each.
     """
     words = message_words(question)
     if words < REDUCE_MIN_WORDS:
@@ -158,7 +151,7 @@ def query_reduce(question: str, *, language: str) -> str:
         # onderzoeken gaan ze doen?").
         asked = [n for n in asking if "?" in sentences[n]]  # "kan" alone makes no question before
         for n in asking:
-            if points_back(sentences[n]) or len(_content_words(sentences[n], stop)) < 3:
+            if _BACK_REFERENCE.search(sentences[n]) or len(_content_words(sentences[n], stop)) < 3:
                 previous = max((m for m in asked if m < n), default=-1)
                 keep |= set(range(previous + 1, n))
         sentences = [s for n, s in enumerate(sentences) if n in keep]

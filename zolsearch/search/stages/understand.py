@@ -172,20 +172,19 @@ def _medical_english(state: SearchState, corrections: list[Correction]) -> None:
     if not english:
         return
     current = state.focus
-    usual = [r[0] for r in renderings_kept(renderings, cognates=False)]
-    # A one-word Dutch match whose English is the focus's name is that focus, however many
-    # words it renders to: a longer English match replaces it only when it names it too
-    # ("longkanker" is Lung Cancer, not the "cancer chemotherapy" of "chemo" in the same message;
-    # "leukemie" in "acute lymfatische leukemie" is Acute Lymphocytic Leukemia).
-    name = text_normalise(current.text) if current is not None else ""
-    said_so = name in {text_normalise(u) for u in usual}
     if current is None or (current.source == "medquad" and len(current.matched.split()) < 2):
+        usual = [r[0] for r in renderings_kept(renderings, cognates=False)]
         found = medquad_focus(" ".join(usual), "en")
         if found is not None and found.matched in {text_normalise(r.words[0]) for r in renderings if r.generic}:
             # a generic word names no condition on its own, whatever a UMLS synonym says
             # ("kind" → "child", the abbreviation chILD of Children's interstitial lung disease)
             found = None
-        if found is not None and said_so and f" {name} " not in f" {found.matched} ":
+        # A one-word Dutch match whose English is the focus's name is that focus, however many
+        # words it renders to: a longer English match replaces it only when it names it too
+        # ("longkanker" is Lung Cancer, not the "cancer chemotherapy" of "chemo" in the same
+        # message; "leukemie" in "acute lymfatische leukemie" is Acute Lymphocytic Leukemia).
+        name = text_normalise(current.text) if current is not None else ""
+        if found is not None and name in {text_normalise(u) for u in usual} and f" {name} " not in f" {found.matched} ":
             found = None
         if found is not None and (current is None or len(found.matched.split()) > len(current.matched.split())):
             _focus_set(state, found, translated=True)
