@@ -593,3 +593,64 @@ def test_a_dutch_question_about_a_medquad_focus_is_also_searched_with_its_type_t
     assert practical.trace.understanding is not None
     template_words = {w for words in QTYPE_TEMPLATE_WORDS.values() for w in words.split()}
     assert not set(practical.trace.understanding.expanded.split()) & template_words
+
+
+def test_a_condition_s_pages_for_children_pair_with_the_condition() -> None:
+    """GIVEN foci named as a child's ("Childhood X", "X in Children", "X, childhood") WHEN
+    paired THEN each condition maps to its child's focus under its name, singular, the focus a
+    synonym gives and that focus's equivalent; a condition two child's foci claim, and "… of
+    childhood" (a condition of its own), pair with nothing."""
+    from zolsearch.search.focus import _Term, focus_childhood_pairs
+
+    def term(name: str) -> _Term:
+        return _Term(focus=name, kind="condition", cui="")
+
+    foci = {
+        "childhood hodgkin lymphoma": term("Childhood Hodgkin Lymphoma"),
+        "asthma in children": term("Asthma in Children"),
+        "pheochromocytoma childhood": term("Pheochromocytoma, childhood"),
+        "childhood astrocytomas": term("Childhood Astrocytomas"),
+        "childhood acute myeloid leukemia and other myeloid malignancies": term("Childhood AML"),
+        "alternating hemiplegia of childhood": term("alternating hemiplegia of childhood"),
+        "childhood brain tumors": term("Childhood Brain Tumors"),
+        "brain tumors in children": term("Brain Tumors in Children"),
+        "hodgkin lymphoma": term("Hodgkin lymphoma"),
+    }
+    terms = {**foci, "hodgkin s lymphoma": term("Hodgkin lymphoma")}
+    pairs = focus_childhood_pairs(foci, terms, {"hodgkin lymphoma": "hodgkin disease"})
+    assert {name: t.focus for name, t in pairs.items()} == {
+        "hodgkin lymphoma": "Childhood Hodgkin Lymphoma",
+        "hodgkin disease": "Childhood Hodgkin Lymphoma",
+        "asthma": "Asthma in Children",
+        "pheochromocytoma": "Pheochromocytoma, childhood",
+        "astrocytomas": "Childhood Astrocytomas",
+        "astrocytoma": "Childhood Astrocytomas",
+        "acute myeloid leukemia": "Childhood AML",
+    }
+    assert "alternating hemiplegia of" not in pairs and "alternating hemiplegia" not in pairs
+    assert "brain tumors" not in pairs and "brain tumor" not in pairs  # claimed twice
+
+
+def test_a_question_about_a_child_links_the_condition_s_childhood_focus() -> None:
+    """GIVEN MedlinePlus's and Cancer.gov's childhood foci of acute myeloid leukaemia (the
+    slice's, stored as the connector stores them) WHEN a message about a young child asks about
+    it THEN its focus is the childhood one, in Dutch and English; an adult's, an inheritance
+    question naming the patient's children, and the flag off keep the condition's own focus."""
+    _medquad_focus_add("Acute Myeloid Leukemia", cui="C0023467")
+    _medquad_focus_add("Childhood Acute Myeloid Leukemia and Other Myeloid Malignancies", cui="C1332977")
+    config = pipeline_config_default()
+
+    def focus(question: str, language: str, **overrides: object) -> str:
+        state = pipeline_run(
+            request=SearchRequest(question=question, language=language), config=config.with_overrides(**overrides)
+        )
+        assert state.trace.understanding is not None
+        return state.trace.understanding.focus
+
+    child = "Childhood Acute Myeloid Leukemia and Other Myeloid Malignancies"
+    english = "My son (6) has acute myeloid leukemia. How is it treated?"
+    assert focus(english, "en") == child
+    assert focus("ons dochtertje heeft acute myeloid leukemia, hoe wordt dat behandeld?", "nl") == child
+    assert focus("My son (34 years) has acute myeloid leukemia. How is it treated?", "en") == "Acute Myeloid Leukemia"
+    assert focus("I have acute myeloid leukemia. Can my children inherit it?", "en") == "Acute Myeloid Leukemia"
+    assert focus(english, "en", childhood_focus=False) == "Acute Myeloid Leukemia"

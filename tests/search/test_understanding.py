@@ -266,3 +266,28 @@ def test_a_long_message_whose_question_sentence_lacks_its_focus_is_searched_with
     assert "aicardi" not in (off.search_query or "").lower()
     pointing = "Hi, our grandson has Aicardi syndrome since birth. What treatments or therapies are available for him?"
     assert "aicardi" in query_reduce(pointing, language="en").lower()
+
+
+@pytest.mark.parametrize(
+    ("message", "child"),
+    [
+        ("Hallo, ons zoontje van 9 heeft al weken dikke klieren in zijn nek", True),
+        ("hersenstamglioom kind stadia", True),
+        ("my son (9) has hodgkins lymphoma", True),
+        ("our daughter was diagnosed with it, shes only 6", True),
+        ("my nephew has liver cancer and he is only 3 years old", True),
+        ("de kinderarts vermoedt de ziekte van Hodgkin", True),
+        ("mijn zoon van 35 heeft de ziekte van Hodgkin", False),
+        ("mijn kind van 34 jaar heeft astma", False),
+        ("mijn zoon heeft diabetes type 2", False),
+        ("stadium 3 van longkanker, hoe behandelen ze dat?", False),
+        ("Ik heb Hodgkin, wat is de prognose?", False),
+        ("een kleine bult op mijn arm", False),
+    ],
+)
+def test_a_message_about_a_child_says_so_by_a_child_s_word_or_age(message: str, child: bool) -> None:
+    """GIVEN a message WHEN read for a child THEN a child's word or an age under 18 says so, a
+    relative only with a child's age, an adult's age overrides."""
+    from zolsearch.search.understanding import child_said
+
+    assert child_said(message) is child

@@ -192,6 +192,11 @@ class PipelineConfig(BaseModel):
       ``reduced_query_keeps_focus``: when a long message's reduced query lacks the words the
       message named its focus by (the story named it, the question sentence points to it with
       "him" or asks without a back-reference word), they are searched too.
+      ``childhood_focus``: a message about a child whose MedQuAD focus has pages of its own
+      for children ("ons zoontje van 9 … de ziekte van Hodgkin" → Childhood Hodgkin Lymphoma)
+      takes that focus (:func:`zolsearch.search.focus.focus_childhood`,
+      :func:`zolsearch.search.understanding.child_said`); not for a question of inheritance or
+      genetic changes, where the children are usually the patient's offspring.
       ``department_intent_needs_question``: a department the message names only in the story
       around its questions, with no routing cue and no errand there ("afspraak", "bezoek"),
       implies no department search; its facts stay pinned and the classifier's intent is
@@ -302,6 +307,7 @@ class PipelineConfig(BaseModel):
     medical_translation_qtype_min: float = Field(default=0.5, ge=0.0, le=1.0)
     department_intent_needs_question: bool = True
     reduced_query_keeps_focus: bool = True
+    childhood_focus: bool = True
     reranker: str = ""
     rerank_depth: int = Field(default=20, ge=1, le=1000)
     think_harder_candidates: int = Field(default=100, ge=1, le=1000)
@@ -439,6 +445,7 @@ FIELDS_ADDED: dict[str, Any] = {
     "medical_translation_qtype_min": 1.0,  # 2026-12-07: only the routing share decided translation
     "department_intent_needs_question": False,  # 2026-12-07: a department named anywhere made a department search
     "reduced_query_keeps_focus": False,  # 2026-12-07: a long message was searched by its reduced query alone
+    "childhood_focus": False,  # 2026-12-07: a child's question kept the condition's general focus
     "named_hospital_first": False,  # 2026-11-26: the reranker's order was kept
     "crag_bypass_own_pages": False,  # 2026-11-27: CRAG judged the hospital's own pages too
     "crag_bypass_min_words": 0,  # 2026-11-29: CRAG judged long messages too

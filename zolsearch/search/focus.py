@@ -173,7 +173,8 @@ class _Lexicon:
     spelling corrector per language (:class:`zolsearch.search.spelling.Speller`, made at first
     use; to ``words`` for English, to the Dutch medical dictionary's words for Dutch,
     :func:`medquad_spelling`); ``equivalents``: normalised focus → the one other focus that is
-    the same condition (:func:`focus_equivalents_pair`)."""
+    the same condition (:func:`focus_equivalents_pair`); ``childhood``: normalised focus → the
+    focus of its pages for children (:func:`focus_childhood_pairs`)."""
 
     terms: dict[str, _Term] = field(default_factory=dict)
     longest: int = 0
@@ -184,6 +185,7 @@ class _Lexicon:
     words: frozenset[str] = frozenset()
     singulars: frozenset[str] = frozenset()
     equivalents: dict[str, str] = field(default_factory=dict)
+    childhood: dict[str, _Term] = field(default_factory=dict)
     fuzzy: tuple[TfidfVectorizer, sparse.csr_matrix] | None = None
     spellers: dict[str, Speller] = field(default_factory=dict)
     lock: threading.Lock = field(default_factory=threading.Lock)
@@ -383,8 +385,56 @@ def _lexicon_read() -> _Lexicon:
         generic=frozenset(word for word, n in counts.items() if n >= FUZZY_GENERIC_TERMS),
         words=frozenset(counts),
         singulars=frozenset(singulars),
-        equivalents=focus_equivalents_pair(listed),
+        equivalents=(equivalents := focus_equivalents_pair(listed)),
+        childhood=focus_childhood_pairs(foci, terms, equivalents),
     )
+
+
+# How MedQuAD names a condition's pages for children apart from the condition's own (Cancer.gov's
+# "Childhood Hodgkin Lymphoma", MedlinePlus's "Asthma in Children", NIDDK's "Diabetes in Children
+# and Teens", GARD's "Pheochromocytoma, childhood"), normalised; the rest of a name after "and
+# other" is dropped ("Childhood Acute Myeloid Leukemia and Other Myeloid Malignancies"). Read off
+# the full MedQuAD's 70 foci with "child" in the name, 2026-12-07.
+_CHILDHOOD_NAME = re.compile(
+    r"^(?:childhood (?P<first>.+)|(?P<last>.+?)(?<! of) (?:in children(?: and teens)?|childhood))$"
+)
+_AND_OTHER = re.compile(r" and other .*$")
+
+
+def focus_childhood_pairs(
+    foci: Mapping[str, _Term], terms: Mapping[str, _Term], equivalents: Mapping[str, str]
+) -> dict[str, _Term]:
+    """Normalised focus → the MedQuAD focus of the same condition in children: ``foci`` maps
+    each normalised focus to its term, ``terms`` every normalised name (foci, synonyms) to its
+    focus's, ``equivalents`` a focus to the one other focus of the same condition
+    (:func:`focus_equivalents_pair`). A focus named as a child's (:data:`_CHILDHOOD_NAME`; not
+    "… of childhood", a condition of its own) pairs with the condition its name holds, under
+    that name, its singular, the focus ``terms`` gives either and that focus's equivalent
+    ("childhood hodgkin lymphoma" → GARD's "hodgkin lymphoma" → MedlinePlus's "hodgkin
+    disease"); a condition two child's foci claim is left out (neither is surely the one).
+    Never raises."""
+    claims: dict[str, set[str]] = {}
+    for key in foci:
+        match = _CHILDHOOD_NAME.match(key)
+        if match is None:
+            continue
+        condition = _AND_OTHER.sub("", match.group("first") or match.group("last") or "")
+        names = {condition, *singular_variants(condition)}
+        names |= {text_normalise(terms[n].focus) for n in list(names) if n in terms}
+        names |= {equivalents[n] for n in list(names) if n in equivalents}
+        for name in names - {key, ""}:
+            claims.setdefault(name, set()).add(key)
+    return {name: foci[next(iter(keys))] for name, keys in claims.items() if len(keys) == 1}
+
+
+def focus_childhood(focus: Focus) -> Focus | None:
+    """The MedQuAD focus of ``focus``'s condition in children (:func:`focus_childhood_pairs`;
+    ``matched`` kept), or None: none in the index, or ``focus`` is not MedQuAD's. Read as
+    :func:`medquad_lexicon`."""
+    if focus.source != "medquad":
+        return None
+    term = _LEXICON.get().childhood.get(text_normalise(focus.text))
+    return term.linked(focus.matched) if term is not None and term.focus != focus.text else None
 
 
 def focus_equivalents_pair(listed: Mapping[str, Collection[str]]) -> dict[str, str]:

@@ -171,6 +171,47 @@ def query_reduce(question: str, *, language: str) -> str:
     return reduced if reduced and len(kept) < words else ""
 
 
+# Words that say the person a message is about is a child, in the region's languages: children,
+# babies, toddlers, the diminutives Dutch speakers use for a young son or daughter, and the
+# children's doctor. Set by hand, 2026-12-07.
+_CHILD_WORDS = re.compile(
+    r"\b(child|children|childs?|kids?|baby|babies|infants?|toddlers?|newborns?|preschoolers?|pediatric|"
+    r"paediatric|pediatrician|paediatrician|kind|kinderen|kindje|kindjes|kindeke|kindeken|kinders|"
+    r"zoontje|dochtertje|petekind|petekindje|kleinkind|kleinkindje|neefje|nichtje|"
+    r"jongetje|meisje|baby['’]?tje|babytje|baby['’]?s|peuter|peutertje|kleuter|kleutertje|zuigeling|"
+    r"pasgeborene|kinderarts|pediater|enfant|enfants|bébé|bebe|nourrisson)\b",
+    re.IGNORECASE,
+)
+# Relatives who may be children or adults ("my son", "onze dochter"): a child only when an age
+# under 18 is said too.
+_RELATIVE_WORDS = re.compile(
+    r"\b(son|daughter|grandson|granddaughter|nephew|niece|boy|girl|teen|teenager|zoon|dochter|"
+    r"kleinzoon|kleindochter|jongen|tiener|puber|fils|fille)\b",
+    re.IGNORECASE,
+)
+# An age: in years ("4 jaar", "9 years old", "10 yo", "12-jarige") or a bare number where an
+# age is said ("my son (9)", "onze dochter van 6", "she is only 6"; not "type 2", "stadium 3").
+_AGE_IN_YEARS = re.compile(r"\b(\d{1,2})\s*-?\s*(?:jaar|jarige|jr|years?|yrs?|yo|y/o|year-old|ans)\b", re.IGNORECASE)
+_AGE_SAID = re.compile(r"\((\d{1,2})\)|\b(?:van|is|aged?|only|pas|amper|nog maar)\s+(\d{1,2})\b", re.IGNORECASE)
+CHILD_MAX_AGE = 17
+
+
+def child_said(message: str) -> bool:
+    """Whether ``message`` is about a child: it names one (:data:`_CHILD_WORDS`: "ons zoontje",
+    "my kid", "de kinderarts") and says no age in years above :data:`CHILD_MAX_AGE` ("mijn kind
+    van 34 jaar"); or it says an age in years of at most :data:`CHILD_MAX_AGE` ("my nephew is
+    3 years old", "(4 jaar)") and none above; or it names a relative who may be either
+    (:data:`_RELATIVE_WORDS`: "my son (9)", "onze dochter van 6") with an age of at most
+    :data:`CHILD_MAX_AGE` said (:data:`_AGE_SAID`) and none above. Never raises."""
+    years = [int(m.group(1)) for m in _AGE_IN_YEARS.finditer(message)]
+    if any(age > CHILD_MAX_AGE for age in years):
+        return False
+    if years or _CHILD_WORDS.search(message):
+        return True
+    said = [int(m.group(1) or m.group(2)) for m in _AGE_SAID.finditer(message)]
+    return bool(said) and max(said) <= CHILD_MAX_AGE and bool(_RELATIVE_WORDS.search(message))
+
+
 def routing_share(intent: str, probabilities: dict[str, float] | None, routing_intents: tuple[str, ...]) -> float:
     """How much a question wants the hospital's own pages rather than general medical text, in
     [0, 1]: the classifier's probability mass on ``routing_intents`` (the config's

@@ -15,7 +15,15 @@ from core.text import text_normalise
 from taxonomy.models import Entity
 from taxonomy.selectors import concept_synonyms
 from zolsearch.search.contract import Intent, UnderstandingTrace
-from zolsearch.search.focus import Focus, focus_link, medquad_focus, medquad_spelling, medquad_words, page_spelling
+from zolsearch.search.focus import (
+    Focus,
+    focus_childhood,
+    focus_link,
+    medquad_focus,
+    medquad_spelling,
+    medquad_words,
+    page_spelling,
+)
 from zolsearch.search.glossary import (
     TARGET_LANGUAGE,
     Rendering,
@@ -27,6 +35,7 @@ from zolsearch.search.spelling import Correction, corrections_trace, text_correc
 from zolsearch.search.stages.base import SearchState, Stage
 from zolsearch.search.understanding import (
     Understanding,
+    child_said,
     routing_share,
     understanding_as_asked,
     understanding_model_get,
@@ -86,6 +95,11 @@ def _unsaid(state: SearchState, words: list[str]) -> list[str]:
     words after :func:`core.text.text_normalise` ("hf" is not in "hfd"), each once, in order."""
     said = f" {text_normalise(state.search_query or state.question)} "
     return list(dict.fromkeys(w for w in words if f" {text_normalise(w)} " not in said))
+
+
+# Question types where a child the message names is usually the patient's offspring ("kunnen
+# mijn kinderen het ook krijgen?"), not the patient.
+_OFFSPRING_QTYPES = frozenset({"inheritance", "genetic changes"})
 
 
 def _focus_set(state: SearchState, focus: Focus | None, *, translated: bool = False) -> None:
@@ -374,6 +388,16 @@ class QueryUnderstandingStage(Stage):
             )
         ):
             _medical_english(state, corrections)
+        if (
+            state.config.childhood_focus
+            and state.focus is not None
+            and state.qtype not in _OFFSPRING_QTYPES
+            and (child := focus_childhood(state.focus)) is not None
+            and child_said(state.question)
+        ):
+            # "ons zoontje van 9 … de kinderarts vermoedt de ziekte van Hodgkin. Hoe stellen ze
+            # dat vast bij kinderen?" asks about Cancer.gov's Childhood Hodgkin Lymphoma.
+            _focus_set(state, child, translated=state.trace.understanding.focus_translated)
         if state.config.focus_expansion_enabled and state.focus is not None and state.focus.source == "medquad":
             name = text_normalise(state.focus.text)
             if (
