@@ -142,7 +142,9 @@ def test_dutch_medical_words_in_english() -> None:
     ]
     assert medical_english("mijn moeder heeft galwegkanker") == [("bile duct cancer",)]
     assert medical_english("de zoon heeft een kiemceltumor") == [("germ cell tumor",)]
-    assert medical_english("is de ziekte van Kennedy erfelijk?")[0] == ("kennedy disease",)
+    # a dictionary row wins over the eponym rule: NINDS's name of Kennedy's disease
+    assert medical_english("is de ziekte van Kennedy erfelijk?")[0] == ("kennedy s disease",)
+    assert medical_english("is de ziekte van Xyzkennedy erfelijk?")[0] == ("xyzkennedy disease",)
     assert medical_english("ziekte van de schildklier") == [("thyroid disease",)]
     assert medical_english("ziekte van von Willebrand") == [("von willebrand disease",)]
     assert medical_english("is de ziekte van Lyme besmettelijk") == [("lyme disease",)]
@@ -220,8 +222,8 @@ def test_the_english_spelling_keeps_the_words_it_cannot_translate_in_place() -> 
     (burkitt, lymphoma) = english_spelling("burkitt lymfoom", known)
     assert burkitt == Spelled("burkitt", "burkitt", translated=False, generic=False)
     assert lymphoma == Spelled("lymfoom", "lymphoma", translated=True, generic=False, guessed=True)
-    (kennedy,) = english_spelling("ziekte van Kennedy", known)
-    assert (kennedy.dutch, kennedy.english, kennedy.eponym) == ("ziekte van kennedy", "kennedy disease", True)
+    (kennedy,) = english_spelling("ziekte van Xyzkennedy", known)
+    assert (kennedy.dutch, kennedy.english, kennedy.eponym) == ("ziekte van xyzkennedy", "xyzkennedy disease", True)
     assert [u.generic for u in english_spelling("de 2 x")] == [True, True, True]  # stop word, digit, letter
     assert english_spelling("") == [] and english_spelling("?!") == []
 
@@ -372,13 +374,14 @@ def test_a_compound_whose_first_part_is_an_english_organ_word_of_the_index_is_re
     """GIVEN the real dictionary and an index vocabulary with "anus", "larynx" and "carcinoma"
     WHEN a Dutch compound starts with an organ Dutch names the Latin way THEN it is rendered
     part by part (an invented organ "anusxyz": the dictionary has "anuskanker" → "anal cancer"
-    itself; "larynxcarcinoom" → "larynx carcinoma"); not
+    itself; "larynxsarcoom" → "larynx sarcoma"; "larynxcarcinoom" is a dictionary row); not
     after a head of fewer than 4 letters, nor with a tail the index does not spell
     ("meningo" + "cokkeninfection"), nor an everyday Dutch word ("teen", toe); the dictionary's anatomy ("strottehoofdkanker") and
     microbes ("pneumokokkenziekte") compound as before."""
-    known = frozenset({"anus", "larynx", "carcinoma", "meningo", "ear"})
+    known = frozenset({"anus", "larynx", "carcinoma", "sarcoma", "meningo", "ear"})
     assert [r.words for r in medical_renderings("anusxyzkanker", known | {"anusxyz"})] == [("anusxyz cancer",)]
-    assert [r.words for r in medical_renderings("larynxcarcinoom", known)] == [("larynx carcinoma",)]
+    assert [r.words for r in medical_renderings("larynxsarcoom", known)] == [("larynx sarcoma",)]
+    assert [r.words for r in medical_renderings("larynxcarcinoom", known)] == [("laryngeal cancer",)]
     assert [r.words for r in medical_renderings("anusxyzkanker", frozenset())] == []
     assert [r.words for r in medical_renderings("earkanker", known)] == []  # head of 3 letters
     # an everyday Dutch word is not taken as English: "teen" is a toe ("Teen Health" in MedQuAD)
@@ -451,3 +454,35 @@ def test_a_dutch_question_of_a_medquad_type_is_translated_whatever_its_routing_s
         config=config.with_overrides(medical_translation_qtype_min=1.0),
     )
     assert "cat scratch disease" not in off.trace.understanding.expanded
+
+
+def test_the_endings_fie_gie_and_pie_are_spelled_phia_gia_and_pia_where_the_index_has_only_those() -> None:
+    """GIVEN an index vocabulary WHEN a Dutch word ends in "-fie", "-gie" or "-pie" THEN its
+    English spelling is "-phy", "-gy", "-py" where the index has that ("dystrofie" →
+    "dystrophy", even beside a "dystrophia"), else "-phia", "-gia", "-pia" where it has that
+    ("dysgrafie" → "dysgraphia", "neuralgie" → "neuralgia", "myopie" → "myopia"), else "-phy",
+    "-gy", "-py" guessed as before; and such a word is known to the index, not a misspelling
+    (``cognate_known``)."""
+    from zolsearch.search.glossary import cognate_known
+
+    known = frozenset({"dystrophy", "dystrophia", "dysgraphia", "neuralgia", "myopia"})
+    assert [r.words for r in medical_renderings("dystrofie", known)] == [("dystrophy",)]
+    assert [r.words for r in medical_renderings("dysgrafie", known)] == [("dysgraphia",)]
+    assert [r.words for r in medical_renderings("neuralgie", known)] == [("neuralgia",)]
+    assert [r.words for r in medical_renderings("myopie", known)] == [("myopia",)]
+    assert [r.words for r in medical_renderings("dysgrafie", frozenset())] == [("dysgraphy",)]
+    assert [r.words for r in medical_renderings("osteopathie", known)] == [("osteopathy",)]
+    assert cognate_known("dysgrafie", known) and cognate_known("dystrofie", known)
+    assert not cognate_known("dysgrafie", frozenset()) and not cognate_known("fotografie", known)
+
+
+@pytest.mark.django_db
+def test_the_dutch_names_of_other_sites_conditions_are_rendered_as_medquad_names_them() -> None:
+    """GIVEN the dictionary's Dutch names of NINDS's, NIDDK's, CDC's, NHLBI's and Cancer.gov's
+    conditions WHEN a Dutch question uses a lay or compound name THEN its English is the
+    condition's name, in the singular for a singular Dutch word, without Cancer.gov's "Adult"."""
+    assert medical_english("wie krijgt hoofdluis") == [("head lice",)]
+    assert medical_english("plasbuiskanker behandeling") == [("urethral cancer",), ("treatment",)]
+    assert medical_english("wat is galgangatresie") == [("biliary atresia",)]
+    assert medical_english("acute myeloïde leukemie") == [("acute myeloid leukemia",)]
+    assert medical_english("mijn vader heeft een hartblok") == [("heart block",)]

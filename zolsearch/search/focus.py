@@ -65,6 +65,7 @@ from taxonomy.resolver import Resolution, ngrams
 from zolsearch.search.glossary import (
     TARGET_LANGUAGE,
     Spelled,
+    cognate_known,
     dutch_word_elsewise,
     english_spelling,
     medical_dictionary,
@@ -492,10 +493,18 @@ def medquad_spelling(question: str, language: str) -> list[Correction]:
     (:class:`zolsearch.search.spelling.Speller`): for English the words of MedQuAD's foci and
     synonyms; for Dutch the Dutch words of the medical dictionary
     (:func:`zolsearch.search.glossary.medical_dictionary`), the index's English medical words
-    left as written. ``[]`` for a language without an everyday word list
+    left as written, and so are the Dutch words whose English spelling is one of them
+    (:func:`zolsearch.search.glossary.cognate_known`: "dysgrafie" is dysgraphia, not a
+    misspelling of "dystrofie"). ``[]`` for a language without an everyday word list
     (:data:`zolsearch.search.spelling.SPELLING_LANGUAGES`) or an index without MedQuAD."""
     speller = _medical_speller(language)
-    return speller.corrections(question) if speller is not None else []
+    if speller is None:
+        return []
+    corrections = speller.corrections(question)
+    if language == TARGET_LANGUAGE and corrections:
+        known = _LEXICON.get().words
+        corrections = [c for c in corrections if not cognate_known(c.said, known)]
+    return corrections
 
 
 def _medical_speller(language: str) -> Speller | None:

@@ -126,12 +126,15 @@ _COGNATE_SUFFIXES: tuple[tuple[str, str | tuple[str, ...]], ...] = (
     ("skopie", "scopy"),
     ("tomie", "tomy"),
     ("plastie", "plasty"),
+    ("fie", ("fy", "fia")),  # "dystrofie" → "dystrophy", but "dysgrafie" → "dysgraphia"
     ("fie", "phy"),
     ("emie", "emia"),
     ("urie", "uria"),
     ("entie", ("ency", "ence")),
     ("tie", "tion"),
+    ("pie", ("py", "pia")),  # "myopie" → "myopia" where the index has it
     ("pie", "py"),
+    ("gie", ("gy", "gia")),  # "neuralgie" → "neuralgia"
     ("gie", "gy"),
     ("ie", "ia"),
     ("ose", "osis"),
@@ -295,6 +298,14 @@ def _cognate(word: str, known: Collection[str] = ()) -> str | None:
             return _known_spelling((plain, kept), known) or plain
         return plain
     return None
+
+
+def cognate_known(word: str, known: Collection[str]) -> bool:
+    """Whether the normalised Dutch ``word`` is a medical word whose English spelling
+    (:func:`_cognate`) ``known`` (the index's medical vocabulary) holds: "dysgrafie"
+    ("dysgraphia"), "sarcoïdose"; a real word, not a misspelling of another. Never raises."""
+    spelled = _cognate(word, known) if known else None
+    return spelled is not None and spelled in known
 
 
 def _cognate_known_only(word: str, known: Collection[str]) -> str | None:
