@@ -654,3 +654,17 @@ def test_a_question_about_a_child_links_the_condition_s_childhood_focus() -> Non
     assert focus("My son (34 years) has acute myeloid leukemia. How is it treated?", "en") == "Acute Myeloid Leukemia"
     assert focus("I have acute myeloid leukemia. Can my children inherit it?", "en") == "Acute Myeloid Leukemia"
     assert focus(english, "en", childhood_focus=False) == "Acute Myeloid Leukemia"
+
+
+def test_the_dutch_medical_speller_corrects_long_names_dutch_spells_as_english_does() -> None:
+    """GIVEN MedlinePlus's "Psoriasis" in the index (not in the Dutch dictionary: Dutch spells it
+    alike) WHEN a Dutch question misspells it THEN the Dutch medical speller corrects it; a
+    Dutch word whose English spelling the index has is left as written, and so are the
+    everyday English words of MedQuAD's names."""
+    from zolsearch.search.focus import medquad_spelling
+
+    _medquad_focus_add("Psoriasis", cui="C0033860")
+    (correction,) = medquad_spelling("Wat is psoraisis eigenlijk?", "nl")
+    assert (correction.said, correction.word) == ("psoraisis", "psoriasis")
+    assert medquad_spelling("Wat is psoriasis eigenlijk?", "nl") == []
+    assert medquad_spelling("hoe lang duurt een operatie", "nl") == []

@@ -521,7 +521,7 @@ def _medical_speller(language: str) -> Speller | None:
         if speller is None:
             if language == TARGET_LANGUAGE:
                 speller = Speller(
-                    _dictionary_words(),
+                    _dictionary_words() | _shared_medical_words(lexicon.words),
                     pairs=term_pairs(medical_dictionary()[0]),
                     language=language,
                     protected=lexicon.words,
@@ -598,6 +598,22 @@ def _page_words_read() -> _PageWords | None:
 _PAGE_WORDS: IndexVersionedCache[_PageWords | None] = IndexVersionedCache(
     _page_words_read, empty=None, check_s=LEXICON_CHECK_S
 )
+
+
+# The least length of a word of MedQuAD's names that the Dutch medical speller also corrects to:
+# Dutch writes many long medical names as English does ("psoriasis", "sarcoma", "diabetes"), and
+# a patient misspells them alike ("psoraisis"). Shorter words are too often Dutch words one edit
+# from an English one. Set by hand, 2026-12-07, with SPELL_DISTANCE_2_CHARS.
+SHARED_MEDICAL_MIN_CHARS = 8
+
+
+def _shared_medical_words(words: frozenset[str]) -> frozenset[str]:
+    """The words of MedQuAD's names (``words``, normalised) of at least
+    :data:`SHARED_MEDICAL_MIN_CHARS` letters and none of the :data:`SINGULAR_EVERYDAY_TOP`
+    most frequent English words (:func:`zolsearch.search.spelling.most_frequent_words`): the
+    medical names Dutch spells as English does, as the Dutch medical speller's targets."""
+    everyday = most_frequent_words("en", SINGULAR_EVERYDAY_TOP)
+    return frozenset(w for w in words if len(w) >= SHARED_MEDICAL_MIN_CHARS and w.isalpha() and w not in everyday)
 
 
 @lru_cache(maxsize=1)
