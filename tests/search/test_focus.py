@@ -598,8 +598,9 @@ def test_a_dutch_question_about_a_medquad_focus_is_also_searched_with_its_type_t
 def test_a_condition_s_pages_for_children_pair_with_the_condition() -> None:
     """GIVEN foci named as a child's ("Childhood X", "X in Children", "X, childhood") WHEN
     paired THEN each condition maps to its child's focus under its name, singular, the focus a
-    synonym gives and that focus's equivalent; a condition two child's foci claim, and "… of
-    childhood" (a condition of its own), pair with nothing."""
+    synonym gives and that focus's equivalent, a name before a synonym's focus; a condition two
+    child's foci claim alike, and "… of childhood" (a condition of its own), pair with
+    nothing."""
     from zolsearch.search.focus import _Term, focus_childhood_pairs
 
     def term(name: str) -> _Term:
@@ -629,6 +630,16 @@ def test_a_condition_s_pages_for_children_pair_with_the_condition() -> None:
     }
     assert "alternating hemiplegia of" not in pairs and "alternating hemiplegia" not in pairs
     assert "brain tumors" not in pairs and "brain tumor" not in pairs  # claimed twice
+    # a claim by the child's focus's own name wins over a claim through a synonym's focus
+    liver = {
+        "childhood liver cancer": term("Childhood Liver Cancer"),
+        "hepatocellular carcinoma childhood": term("Hepatocellular carcinoma, childhood"),
+    }
+    pairs = focus_childhood_pairs(liver, {**liver, "hepatocellular carcinoma": term("Liver Cancer")}, {})
+    assert {name: t.focus for name, t in pairs.items()} == {
+        "liver cancer": "Childhood Liver Cancer",
+        "hepatocellular carcinoma": "Hepatocellular carcinoma, childhood",
+    }
 
 
 def test_a_question_about_a_child_links_the_condition_s_childhood_focus() -> None:

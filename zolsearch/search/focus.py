@@ -412,20 +412,30 @@ def focus_childhood_pairs(
     "… of childhood", a condition of its own) pairs with the condition its name holds, under
     that name, its singular, the focus ``terms`` gives either and that focus's equivalent
     ("childhood hodgkin lymphoma" → GARD's "hodgkin lymphoma" → MedlinePlus's "hodgkin
-    disease"); a condition two child's foci claim is left out (neither is surely the one).
-    Never raises."""
-    claims: dict[str, set[str]] = {}
+    disease"); where two child's foci claim a condition, the one whose own name holds it wins
+    ("liver cancer": Childhood Liver Cancer, not "Hepatocellular carcinoma, childhood", whose
+    condition's focus is Liver Cancer), and a condition two claim alike is left out (neither is
+    surely the one). Never raises."""
+    claims: dict[str, dict[str, int]] = {}  # condition → child's focus → 0 by its name, 1 by a synonym's focus
     for key in foci:
         match = _CHILDHOOD_NAME.match(key)
         if match is None:
             continue
         condition = _AND_OTHER.sub("", match.group("first") or match.group("last") or "")
-        names = {condition, *singular_variants(condition)}
-        names |= {text_normalise(terms[n].focus) for n in list(names) if n in terms}
-        names |= {equivalents[n] for n in list(names) if n in equivalents}
-        for name in names - {key, ""}:
-            claims.setdefault(name, set()).add(key)
-    return {name: foci[next(iter(keys))] for name, keys in claims.items() if len(keys) == 1}
+        named = {condition, *singular_variants(condition)}
+        derived = {text_normalise(terms[n].focus) for n in named if n in terms}
+        derived |= {equivalents[n] for n in named | derived if n in equivalents}
+        for name in named | derived:
+            if name and name != key:
+                rank = 0 if name in named else 1
+                claims.setdefault(name, {})[key] = min(rank, claims.get(name, {}).get(key, rank))
+    pairs: dict[str, _Term] = {}
+    for name, keys in claims.items():
+        best = min(keys.values())
+        first = [key for key, rank in keys.items() if rank == best]
+        if len(first) == 1:
+            pairs[name] = foci[first[0]]
+    return pairs
 
 
 def focus_childhood(focus: Focus) -> Focus | None:
