@@ -41,12 +41,14 @@ def test_nothing_to_go_by_gives_the_default() -> None:
 
 
 def test_the_golden_sets_languages() -> None:
-    """GIVEN every question of the committed golden sets with its language (2,048, and 397
-    MedQuAD questions with a misspelled focus in the typo probes) WHEN detected THEN at most 26 of
-    the 2,048 are wrong (none of the second English noisy dev set's 100; 24 of the 1,848 before
-    the third Dutch noisy dev set, whose "wat is
-    trichinose (trichinellose) aub" reads as Italian and a message full of Latin names as German;
-    lingua alone: 98 of the 1,848) and at most 2 % of the misspelled ones (a misspelled
+    """GIVEN every question of the committed golden sets with its language (2,148, and 397
+    MedQuAD questions with a misspelled focus in the typo probes) WHEN detected THEN at most 30 of
+    the 2,148 are wrong (4 of the fourth Dutch noisy dev set's 100, short queries of Greek and
+    Latin names: "dysautonomie wat is da" and "fibromusculaire dysplasie prognose" read as French,
+    "anaplasmose symptomen" as German, "info over vitamines" as English; none of the second
+    English noisy dev set's 100; 24 of the 1,848 before the third Dutch noisy dev set, whose "wat
+    is trichinose (trichinellose) aub" reads as Italian and a message full of Latin names as
+    German; lingua alone: 98 of the 1,848) and at most 2 % of the misspelled ones (a misspelled
     name can read as another language: "Is siealuria inherited ?" as Spanish), and no French,
     Turkish, Arabic or Romanian question is among them (their function words overlap Dutch and
     English ones: "de", "en", "a", "on")."""
@@ -63,6 +65,6 @@ def test_the_golden_sets_languages() -> None:
                 wrong[kind] += 1
                 wrong[item["language"]] += 1
     assert total["sets"] >= 1900 and total["typos"] >= 390
-    assert wrong["sets"] <= 26, wrong
+    assert wrong["sets"] <= 30, wrong
     assert wrong["typos"] <= 0.02 * total["typos"], wrong
     assert not {"fr", "tr", "ar", "ro"} & set(wrong), wrong

@@ -44,6 +44,7 @@ _SPECS = (
     FlagSpec("medical_translation_max_authority", "understanding", "Highest share (0–1) of the question's intent on routing intents at which a Dutch question is translated."),
     FlagSpec("medical_translation_qtype_min", "understanding", "Least confidence (0–1) of a Dutch question's MedQuAD question type (symptoms, treatment, …) at which it is translated whatever its routing share; 1 switches this off."),
     FlagSpec("reduced_query_keeps_focus", "understanding", "When a long message is searched by its question sentence, also search the condition or topic the message named in its story."),
+    FlagSpec("childhood_focus", "understanding", 'Search a question about a child ("ons zoontje van 9", "my son (6)") on the pages about the condition in children where the general medical pages have them ("Childhood Hodgkin Lymphoma").'),
     FlagSpec("department_intent_needs_question", "understanding", 'Take a department named only in the story around the question ("vastgesteld op de spoed. Welke behandelingen zijn er?") as no department search, unless the message asks where to go.'),
     FlagSpec("focus_expansion_enabled", "understanding", 'Also search the name pages use for a condition the question names another way (a synonym, or "leukemie" → Leukemia).'),
     FlagSpec("qtype_expansion_enabled", "understanding", 'Also search a Dutch question about a condition of the general medical pages with the English words those pages title its question type with ("onderzoek naar nierziekte" → "research clinical trials").'),
