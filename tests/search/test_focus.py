@@ -667,6 +667,31 @@ def test_a_question_about_a_child_links_the_condition_s_childhood_focus() -> Non
     assert focus(english, "en", childhood_focus=False) == "Acute Myeloid Leukemia"
 
 
+def test_a_question_about_an_adult_links_the_condition_s_adult_focus() -> None:
+    """GIVEN MedlinePlus's and Cancer.gov's adult focus of acute myeloid leukaemia WHEN a
+    message about an adult (a partner or parent, an age over 17) asks about it THEN its focus is
+    the adult one; a question about no one in particular, a child's, and the flag off keep the
+    condition's own focus (or the child's)."""
+    _medquad_focus_add("Acute Myeloid Leukemia", cui="C0023467")
+    _medquad_focus_add("Adult Acute Myeloid Leukemia", cui="C1332978")
+    config = pipeline_config_default()
+
+    def focus(question: str, language: str, **overrides: object) -> str:
+        state = pipeline_run(
+            request=SearchRequest(question=question, language=language), config=config.with_overrides(**overrides)
+        )
+        assert state.trace.understanding is not None
+        return state.trace.understanding.focus
+
+    husband = "My husband has acute myeloid leukemia, he is 58. How is it treated?"
+    assert focus(husband, "en") == "Adult Acute Myeloid Leukemia"
+    assert focus("mijn vader heeft acute myeloid leukemia, hoe wordt dat behandeld?", "nl") == (
+        "Adult Acute Myeloid Leukemia"
+    )
+    assert focus("How is acute myeloid leukemia treated?", "en") == "Acute Myeloid Leukemia"
+    assert focus(husband, "en", adult_focus=False) == "Acute Myeloid Leukemia"
+
+
 def test_the_dutch_medical_speller_corrects_long_names_dutch_spells_as_english_does() -> None:
     """GIVEN MedlinePlus's "Psoriasis" in the index (not in the Dutch dictionary: Dutch spells it
     alike) WHEN a Dutch question misspells it THEN the Dutch medical speller corrects it; a
@@ -679,3 +704,18 @@ def test_the_dutch_medical_speller_corrects_long_names_dutch_spells_as_english_d
     assert (correction.said, correction.word) == ("psoraisis", "psoriasis")
     assert medquad_spelling("Wat is psoriasis eigenlijk?", "nl") == []
     assert medquad_spelling("hoe lang duurt een operatie", "nl") == []
+
+
+def test_a_question_type_topic_in_the_question_sentence_leaves_the_focus_to_the_story() -> None:
+    """GIVEN MedlinePlus's "Clinical Trials" and "Soft Tissue Sarcoma" WHEN a message's question
+    sentence names only clinical trials and its story a condition THEN the condition is the
+    focus; a question about clinical trials alone keeps that topic."""
+    from zolsearch.search.focus import medquad_focus
+
+    _medquad_focus_add("Clinical Trials", cui="C0008976")
+    _medquad_focus_add("Soft Tissue Sarcoma", cui="C1261473")
+    story = "My husband has a soft tissue sarcoma in his thigh. Are there any clinical trials he could join?"
+    found = medquad_focus(story, "en")
+    assert found is not None and found.text == "Soft Tissue Sarcoma"
+    alone = medquad_focus("What are clinical trials? I was asked to join one.", "en")
+    assert alone is not None and alone.text == "Clinical Trials"

@@ -291,3 +291,23 @@ def test_a_message_about_a_child_says_so_by_a_child_s_word_or_age(message: str, 
     from zolsearch.search.understanding import child_said
 
     assert child_said(message) is child
+
+
+@pytest.mark.parametrize(
+    ("message", "adult"),
+    [
+        ("My husband was diagnosed with a soft tissue sarcoma, he is 58.", True),
+        ("mijn vader heeft acute leukemie", True),
+        ("mijn broer (34) heeft net de diagnose gekregen", True),
+        ("mijn zoon van 35 jaar heeft de ziekte van Hodgkin", True),
+        ("ons zoontje van 9 heeft hodgkin", False),
+        ("Ik heb Hodgkin, wat is de prognose?", False),
+        ("mijn man en ons dochtertje van 4 hebben het allebei", False),
+    ],
+)
+def test_a_message_about_an_adult_says_so_by_an_adult_s_word_or_age(message: str, adult: bool) -> None:
+    """GIVEN a message WHEN read for an adult THEN a partner's, parent's or colleague's word or
+    an age over 17 says so, unless it is about a child as well."""
+    from zolsearch.search.understanding import adult_said
+
+    assert adult_said(message) is adult

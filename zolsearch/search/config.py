@@ -197,6 +197,10 @@ class PipelineConfig(BaseModel):
       takes that focus (:func:`zolsearch.search.focus.focus_childhood`,
       :func:`zolsearch.search.understanding.child_said`); not for a question of inheritance or
       genetic changes, where the children are usually the patient's offspring.
+      ``adult_focus``: likewise a message about an adult ("my husband … he is 58") takes the
+      focus of Cancer.gov's "Adult X" page of its condition
+      (:func:`zolsearch.search.focus.focus_adulthood`,
+      :func:`zolsearch.search.understanding.adult_said`).
       ``department_intent_needs_question``: a department the message names only in the story
       around its questions, with no routing cue and no errand there ("afspraak", "bezoek"),
       implies no department search; its facts stay pinned and the classifier's intent is
@@ -308,6 +312,7 @@ class PipelineConfig(BaseModel):
     department_intent_needs_question: bool = True
     reduced_query_keeps_focus: bool = True
     childhood_focus: bool = True
+    adult_focus: bool = True
     reranker: str = ""
     rerank_depth: int = Field(default=20, ge=1, le=1000)
     think_harder_candidates: int = Field(default=100, ge=1, le=1000)
@@ -446,6 +451,7 @@ FIELDS_ADDED: dict[str, Any] = {
     "department_intent_needs_question": False,  # 2026-12-07: a department named anywhere made a department search
     "reduced_query_keeps_focus": False,  # 2026-12-07: a long message was searched by its reduced query alone
     "childhood_focus": False,  # 2026-12-07: a child's question kept the condition's general focus
+    "adult_focus": False,  # 2026-12-07: an adult's question kept the condition's general focus
     "named_hospital_first": False,  # 2026-11-26: the reranker's order was kept
     "crag_bypass_own_pages": False,  # 2026-11-27: CRAG judged the hospital's own pages too
     "crag_bypass_min_words": 0,  # 2026-11-29: CRAG judged long messages too

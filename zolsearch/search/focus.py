@@ -175,7 +175,7 @@ class _Lexicon:
     use; to ``words`` for English, to the Dutch medical dictionary's words for Dutch,
     :func:`medquad_spelling`); ``equivalents``: normalised focus → the one other focus that is
     the same condition (:func:`focus_equivalents_pair`); ``childhood``: normalised focus → the
-    focus of its pages for children (:func:`focus_childhood_pairs`)."""
+    focus of its pages for children, ``adulthood`` for adults (:func:`focus_childhood_pairs`)."""
 
     terms: dict[str, _Term] = field(default_factory=dict)
     longest: int = 0
@@ -187,6 +187,7 @@ class _Lexicon:
     singulars: frozenset[str] = frozenset()
     equivalents: dict[str, str] = field(default_factory=dict)
     childhood: dict[str, _Term] = field(default_factory=dict)
+    adulthood: dict[str, _Term] = field(default_factory=dict)
     fuzzy: tuple[TfidfVectorizer, sparse.csr_matrix] | None = None
     spellers: dict[str, Speller] = field(default_factory=dict)
     lock: threading.Lock = field(default_factory=threading.Lock)
@@ -388,6 +389,7 @@ def _lexicon_read() -> _Lexicon:
         singulars=frozenset(singulars),
         equivalents=(equivalents := focus_equivalents_pair(listed)),
         childhood=focus_childhood_pairs(foci, terms, equivalents),
+        adulthood=focus_childhood_pairs(foci, terms, equivalents, named_as=_ADULT_NAME),
     )
 
 
@@ -399,13 +401,22 @@ def _lexicon_read() -> _Lexicon:
 _CHILDHOOD_NAME = re.compile(
     r"^(?:childhood (?P<first>.+)|(?P<last>.+?)(?<! of) (?:in children(?: and teens)?|childhood))$"
 )
+# Cancer.gov's pages of a cancer in adults ("Adult Soft Tissue Sarcoma", "Adult Hodgkin Lymphoma")
+# and GARD's adult forms ("Adult neuronal ceroid lipofuscinosis"), normalised.
+# Not "Adult-onset X" (a form of its own) nor an acronym ("ADULT syndrome").
+_ADULT_NAME = re.compile(r"^adult (?!onset )(?P<first>.+)$")
 _AND_OTHER = re.compile(r" and other .*$")
 
 
 def focus_childhood_pairs(
-    foci: Mapping[str, _Term], terms: Mapping[str, _Term], equivalents: Mapping[str, str]
+    foci: Mapping[str, _Term],
+    terms: Mapping[str, _Term],
+    equivalents: Mapping[str, str],
+    *,
+    named_as: re.Pattern[str] = _CHILDHOOD_NAME,
 ) -> dict[str, _Term]:
-    """Normalised focus → the MedQuAD focus of the same condition in children: ``foci`` maps
+    """Normalised focus → the MedQuAD focus of the same condition in children (``named_as``
+    :data:`_ADULT_NAME`: in adults): ``foci`` maps
     each normalised focus to its term, ``terms`` every normalised name (foci, synonyms) to its
     focus's, ``equivalents`` a focus to the one other focus of the same condition
     (:func:`focus_equivalents_pair`). A focus named as a child's (:data:`_CHILDHOOD_NAME`; not
@@ -418,10 +429,11 @@ def focus_childhood_pairs(
     surely the one). Never raises."""
     claims: dict[str, dict[str, int]] = {}  # condition → child's focus → 0 by its name, 1 by a synonym's focus
     for key in foci:
-        match = _CHILDHOOD_NAME.match(key)
-        if match is None:
+        match = named_as.match(key)
+        if match is None or foci[key].focus.split()[0].isupper():
             continue
-        condition = _AND_OTHER.sub("", match.group("first") or match.group("last") or "")
+        groups = match.groupdict()
+        condition = _AND_OTHER.sub("", groups.get("first") or groups.get("last") or "")
         named = {condition, *singular_variants(condition)}
         derived = {text_normalise(terms[n].focus) for n in named if n in terms}
         derived |= {equivalents[n] for n in named | derived if n in equivalents}
@@ -445,6 +457,16 @@ def focus_childhood(focus: Focus) -> Focus | None:
     if focus.source != "medquad":
         return None
     term = _LEXICON.get().childhood.get(text_normalise(focus.text))
+    return term.linked(focus.matched) if term is not None and term.focus != focus.text else None
+
+
+def focus_adulthood(focus: Focus) -> Focus | None:
+    """The MedQuAD focus of ``focus``'s condition in adults (Cancer.gov's "Adult X",
+    :func:`focus_childhood_pairs` with :data:`_ADULT_NAME`; ``matched`` kept), or None. Read as
+    :func:`medquad_lexicon`."""
+    if focus.source != "medquad":
+        return None
+    term = _LEXICON.get().adulthood.get(text_normalise(focus.text))
     return term.linked(focus.matched) if term is not None and term.focus != focus.text else None
 
 
@@ -783,21 +805,37 @@ def medquad_match_allowed(gram: str, question: str, language: str) -> bool:
     return bool(words) and words[-1] == gram
 
 
+# MedQuAD's topics whose names are what a question asks about a condition, not the condition
+# (MedlinePlus's "Clinical Trials", "Genetic Testing"): named in the question sentence beside a
+# story that names a condition, the story's condition is the focus. Set by hand, 2026-12-07, from
+# the question types' title words (``zolsearch.search.stages.understand.QTYPE_TEMPLATE_WORDS``).
+QUESTION_TYPE_TOPICS = frozenset(
+    {"clinical trials", "clinical trial", "research", "genetic testing", "genetic tests", "support groups"}
+)
+
+
 def medquad_focus(question: str, language: str = "") -> Focus | None:
     """The MedQuAD focus ``question`` names (:func:`_medquad_focus_of`), looked for first in
     its question sentence (:func:`question_sentence`) when it has other sentences too: a
     patient asks in one sentence and tells the story in the others, and the story names
     conditions too, often spelled better than the one asked about ("how is proctitus treated?
     i was told i have it after radiotherapy for prostate cancer": Proctitis, not Prostate
-    Cancer). The whole message when that sentence names none; None when neither does."""
+    Cancer). The whole message when that sentence names none; the rest of the message when that
+    sentence names only a question-type topic (:data:`QUESTION_TYPE_TOPICS`) and the rest names
+    a condition; None when neither does."""
     lexicon = _LEXICON.get()
     if not lexicon.terms:
         return None
     asked = question_sentence(question)
     if asked:
         found = _medquad_focus_of(asked, language, lexicon, asked=True)
-        if found is not None:
+        if found is not None and found.matched not in QUESTION_TYPE_TOPICS:
             return found
+        if found is not None:
+            # "Are there any clinical trials he could look into?" asks the research question
+            # about the condition the story names ("a soft tissue sarcoma in his thigh")
+            story = _medquad_focus_of(question.replace(asked, " "), language, lexicon)
+            return story if story is not None else found
     return _medquad_focus_of(question, language, lexicon)
 
 

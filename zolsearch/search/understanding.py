@@ -212,6 +212,28 @@ def child_said(message: str) -> bool:
     return bool(said) and max(said) <= CHILD_MAX_AGE and bool(_RELATIVE_WORDS.search(message))
 
 
+# Words that say the person a message is about is an adult: partners, parents, grandparents and
+# colleagues, in the region's languages. Set by hand, 2026-12-07.
+_ADULT_WORDS = re.compile(
+    r"\b(husband|wife|partner|dad|father|mum|mom|mother|grandfather|grandmother|grandpa|grandma|"
+    r"colleague|coworker|man|vrouw|echtgenoot|echtgenote|vader|moeder|papa|mama|opa|oma|schoonvader|"
+    r"schoonmoeder|collega|mari|femme|père|mère|grand-père|grand-mère|collègue)\b",
+    re.IGNORECASE,
+)
+
+
+def adult_said(message: str) -> bool:
+    """Whether ``message`` is about an adult: not about a child (:func:`child_said`), and it
+    says an age above :data:`CHILD_MAX_AGE` ("he is 58", "mijn zoon van 35 jaar") or names a
+    partner, parent, grandparent or colleague (:data:`_ADULT_WORDS`: "my husband", "mijn
+    vader"). Never raises."""
+    if child_said(message):
+        return False
+    said = [int(m.group(1)) for m in _AGE_IN_YEARS.finditer(message)]
+    said += [int(m.group(1) or m.group(2)) for m in _AGE_SAID.finditer(message)]
+    return any(age > CHILD_MAX_AGE for age in said) or bool(_ADULT_WORDS.search(message))
+
+
 def routing_share(intent: str, probabilities: dict[str, float] | None, routing_intents: tuple[str, ...]) -> float:
     """How much a question wants the hospital's own pages rather than general medical text, in
     [0, 1]: the classifier's probability mass on ``routing_intents`` (the config's

@@ -17,6 +17,7 @@ from taxonomy.selectors import concept_synonyms
 from zolsearch.search.contract import Intent, UnderstandingTrace
 from zolsearch.search.focus import (
     Focus,
+    focus_adulthood,
     focus_childhood,
     focus_link,
     medquad_focus,
@@ -35,6 +36,7 @@ from zolsearch.search.spelling import Correction, corrections_trace, text_correc
 from zolsearch.search.stages.base import SearchState, Stage
 from zolsearch.search.understanding import (
     Understanding,
+    adult_said,
     child_said,
     routing_share,
     understanding_as_asked,
@@ -398,6 +400,15 @@ class QueryUnderstandingStage(Stage):
             # "ons zoontje van 9 … de kinderarts vermoedt de ziekte van Hodgkin. Hoe stellen ze
             # dat vast bij kinderen?" asks about Cancer.gov's Childhood Hodgkin Lymphoma.
             _focus_set(state, child, translated=state.trace.understanding.focus_translated)
+        elif (
+            state.config.adult_focus
+            and state.focus is not None
+            and (adult := focus_adulthood(state.focus)) is not None
+            and adult_said(state.question)
+        ):
+            # "My husband was diagnosed with a soft tissue sarcoma …, he is 58" asks about
+            # Cancer.gov's Adult Soft Tissue Sarcoma, not its page for children.
+            _focus_set(state, adult, translated=state.trace.understanding.focus_translated)
         if state.config.focus_expansion_enabled and state.focus is not None and state.focus.source == "medquad":
             name = text_normalise(state.focus.text)
             if (
