@@ -595,6 +595,15 @@ def test_a_dutch_question_about_a_medquad_focus_is_also_searched_with_its_type_t
     assert not set(practical.trace.understanding.expanded.split()) & template_words
 
 
+def _pipeline_focus(question: str, language: str, **overrides: object) -> str:
+    """The focus the understanding stage records for ``question`` under the default
+    configuration with ``overrides``."""
+    config = pipeline_config_default().with_overrides(**overrides)
+    state = pipeline_run(request=SearchRequest(question=question, language=language), config=config)
+    assert state.trace.understanding is not None
+    return state.trace.understanding.focus
+
+
 def test_a_condition_s_pages_for_children_pair_with_the_condition() -> None:
     """GIVEN foci named as a child's ("Childhood X", "X in Children", "X, childhood") WHEN
     paired THEN each condition maps to its child's focus under its name, singular, the focus a
@@ -649,15 +658,7 @@ def test_a_question_about_a_child_links_the_condition_s_childhood_focus() -> Non
     question naming the patient's children, and the flag off keep the condition's own focus."""
     _medquad_focus_add("Acute Myeloid Leukemia", cui="C0023467")
     _medquad_focus_add("Childhood Acute Myeloid Leukemia and Other Myeloid Malignancies", cui="C1332977")
-    config = pipeline_config_default()
-
-    def focus(question: str, language: str, **overrides: object) -> str:
-        state = pipeline_run(
-            request=SearchRequest(question=question, language=language), config=config.with_overrides(**overrides)
-        )
-        assert state.trace.understanding is not None
-        return state.trace.understanding.focus
-
+    focus = _pipeline_focus
     child = "Childhood Acute Myeloid Leukemia and Other Myeloid Malignancies"
     english = "My son (6) has acute myeloid leukemia. How is it treated?"
     assert focus(english, "en") == child
@@ -674,15 +675,7 @@ def test_a_question_about_an_adult_links_the_condition_s_adult_focus() -> None:
     condition's own focus (or the child's)."""
     _medquad_focus_add("Acute Myeloid Leukemia", cui="C0023467")
     _medquad_focus_add("Adult Acute Myeloid Leukemia", cui="C1332978")
-    config = pipeline_config_default()
-
-    def focus(question: str, language: str, **overrides: object) -> str:
-        state = pipeline_run(
-            request=SearchRequest(question=question, language=language), config=config.with_overrides(**overrides)
-        )
-        assert state.trace.understanding is not None
-        return state.trace.understanding.focus
-
+    focus = _pipeline_focus
     husband = "My husband has acute myeloid leukemia, he is 58. How is it treated?"
     assert focus(husband, "en") == "Adult Acute Myeloid Leukemia"
     assert focus("mijn vader heeft acute myeloid leukemia, hoe wordt dat behandeld?", "nl") == (
