@@ -671,8 +671,8 @@ def test_a_question_about_a_child_links_the_condition_s_childhood_focus() -> Non
 def test_a_question_about_an_adult_links_the_condition_s_adult_focus() -> None:
     """GIVEN MedlinePlus's and Cancer.gov's adult focus of acute myeloid leukaemia WHEN a
     message about an adult (a partner or parent, an age over 17) asks about it THEN its focus is
-    the adult one; a question about no one in particular, a child's, and the flag off keep the
-    condition's own focus (or the child's)."""
+    the adult one; a question about no one in particular, an inheritance question naming a
+    parent, and the flag off keep the condition's own focus."""
     _medquad_focus_add("Acute Myeloid Leukemia", cui="C0023467")
     _medquad_focus_add("Adult Acute Myeloid Leukemia", cui="C1332978")
     focus = _pipeline_focus
@@ -682,6 +682,7 @@ def test_a_question_about_an_adult_links_the_condition_s_adult_focus() -> None:
         "Adult Acute Myeloid Leukemia"
     )
     assert focus("How is acute myeloid leukemia treated?", "en") == "Acute Myeloid Leukemia"
+    assert focus("My father had acute myeloid leukemia. Is it inherited?", "en") == "Acute Myeloid Leukemia"
     assert focus(husband, "en", adult_focus=False) == "Acute Myeloid Leukemia"
 
 

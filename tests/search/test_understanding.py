@@ -283,11 +283,22 @@ def test_a_long_message_whose_question_sentence_lacks_its_focus_is_searched_with
         ("stadium 3 van longkanker, hoe behandelen ze dat?", False),
         ("Ik heb Hodgkin, wat is de prognose?", False),
         ("een kleine bult op mijn arm", False),
+        ("onze dochter van 18 maanden heeft astma", True),
+        ("Ons zoontje van 6 heeft Hodgkin. Ik ben 38 jaar, kan ik zelf iets doen?", True),
+        ("Onze dochter van 6 heeft leukemie. Ik had zelf 20 jaar geleden Hodgkin.", True),
+        ("my teenage son has hodgkin", True),
+        ("Mijn man (58) heeft sinds 2 jaar een sarcoom", False),
+        ("What is the 5-year survival rate for Hodgkin lymphoma?", False),
+        ("ik heb al 10 jaar astma", False),
+        ("What kind of treatment is there for Hodgkin lymphoma?", False),
+        ("mijn dochter heeft een tumor van 5 cm in haar dij", False),
+        ("My husband has leukemia, he is 58. Our children are 12 and 14.", False),
     ],
 )
 def test_a_message_about_a_child_says_so_by_a_child_s_word_or_age(message: str, child: bool) -> None:
     """GIVEN a message WHEN read for a child THEN a child's word or an age under 18 says so, a
-    relative only with a child's age, an adult's age overrides."""
+    relative only with a child's age, an adult's age overrides; durations, rates, measures and
+    the writer's own age are no ages, and the English "what kind of" is no child."""
     from zolsearch.search.understanding import child_said
 
     assert child_said(message) is child
@@ -303,6 +314,11 @@ def test_a_message_about_a_child_says_so_by_a_child_s_word_or_age(message: str, 
         ("ons zoontje van 9 heeft hodgkin", False),
         ("Ik heb Hodgkin, wat is de prognose?", False),
         ("mijn man en ons dochtertje van 4 hebben het allebei", False),
+        ("My wife was diagnosed with Hodgkin 3 years ago, she is now 41", True),
+        ("What kind of leukemia does my husband have?", True),
+        ("Hoe wordt Hodgkin bij volwassenen behandeld?", True),
+        ("My husband has leukemia, he is 58. Our children are 12 and 14.", True),
+        ("ik heb al 10 jaar astma", False),
     ],
 )
 def test_a_message_about_an_adult_says_so_by_an_adult_s_word_or_age(message: str, adult: bool) -> None:

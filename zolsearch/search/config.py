@@ -198,7 +198,8 @@ class PipelineConfig(BaseModel):
       :func:`zolsearch.search.understanding.child_said`); not for a question of inheritance or
       genetic changes, where the children are usually the patient's offspring.
       ``adult_focus``: likewise a message about an adult ("my husband … he is 58") takes the
-      focus of Cancer.gov's "Adult X" page of its condition
+      focus of Cancer.gov's "Adult X" page of its condition (not for a question of inheritance or
+      genetic changes, where a parent is usually the patient's forebear)
       (:func:`zolsearch.search.focus.focus_adulthood`,
       :func:`zolsearch.search.understanding.adult_said`).
       ``department_intent_needs_question``: a department the message names only in the story

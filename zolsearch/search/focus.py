@@ -829,7 +829,7 @@ def medquad_focus(question: str, language: str = "") -> Focus | None:
     asked = question_sentence(question)
     if asked:
         found = _medquad_focus_of(asked, language, lexicon, asked=True)
-        if found is not None and found.matched not in QUESTION_TYPE_TOPICS:
+        if found is not None and not {found.matched, text_normalise(found.text)} & QUESTION_TYPE_TOPICS:
             return found
         if found is not None:
             # "Are there any clinical trials he could look into?" asks the research question

@@ -172,14 +172,17 @@ def query_reduce(question: str, *, language: str) -> str:
 
 
 # Words that say the person a message is about is a child, in the region's languages: children,
-# babies, toddlers, the diminutives Dutch speakers use for a young son or daughter, and the
-# children's doctor. Set by hand, 2026-12-07.
+# babies, toddlers, teenagers, the diminutives Dutch speakers use for a young son or daughter,
+# and the children's doctor; Dutch "kind", but not the English "what kind of", "kind regards".
+# Set by hand, 2026-12-07.
 _CHILD_WORDS = re.compile(
-    r"\b(child|children|childs?|kids?|baby|babies|infants?|toddlers?|newborns?|preschoolers?|pediatric|"
-    r"paediatric|pediatrician|paediatrician|kind|kinderen|kindje|kindjes|kindeke|kindeken|kinders|"
+    r"\b(child|children|childs?|kids?|baby|babies|infants?|toddlers?|newborns?|preschoolers?|teenage|"
+    r"pediatrician|paediatrician|kinderen|kindje|kindjes|kindeke|kindeken|kinders|"
     r"zoontje|dochtertje|petekind|petekindje|kleinkind|kleinkindje|neefje|nichtje|"
     r"jongetje|meisje|baby['’]?tje|babytje|baby['’]?s|peuter|peutertje|kleuter|kleutertje|zuigeling|"
-    r"pasgeborene|kinderarts|pediater|enfant|enfants|bébé|bebe|nourrisson)\b",
+    r"pasgeborene|kinderarts|pediater|enfant|enfants|bébé|bebe|nourrisson)\b"
+    r"|(?<!what )(?<!which )(?<!this )(?<!that )(?<!any )(?<!some )(?<!every )(?<!same )(?<!\ba )(?<!be )"
+    r"\bkind\b(?!\s+(?:of|regards|regard))",
     re.IGNORECASE,
 )
 # Relatives who may be children or adults ("my son", "onze dochter"): a child only when an age
@@ -189,49 +192,86 @@ _RELATIVE_WORDS = re.compile(
     r"kleinzoon|kleindochter|jongen|tiener|puber|fils|fille)\b",
     re.IGNORECASE,
 )
-# An age: in years ("4 jaar", "9 years old", "10 yo", "12-jarige") or a bare number where an
-# age is said ("my son (9)", "onze dochter van 6", "she is only 6"; not "type 2", "stadium 3").
-_AGE_IN_YEARS = re.compile(r"\b(\d{1,2})\s*-?\s*(?:jaar|jarige|jr|years?|yrs?|yo|y/o|year-old|ans)\b", re.IGNORECASE)
-_AGE_SAID = re.compile(r"\((\d{1,2})\)|\b(?:van|is|aged?|only|pas|amper|nog maar)\s+(\d{1,2})\b", re.IGNORECASE)
+# Ages as patients write them, read around each number of one or two digits: a unit of years
+# ("4 jaar", "9 years old", "10 yo", "12-jarige") or of months and weeks ("van 18 maanden", "20
+# months old": an infant), or a word that says an age ("my son (9)", "onze dochter van 6", "he
+# is 58", "she is now 41"); not a duration or a rate ("sinds 2 jaar", "al 10 jaar", "3 years
+# ago", "5-year survival"), not the writer's own age ("ik ben 38 jaar", "I'm 40"), not a
+# measure ("van 5 cm", "3x per week", "type 2", "stadium 3").
+_NUMBER = re.compile(r"(?<![\d.,/])\b(\d{1,2})\b(?![.,/]\d)")
+_YEARS_AFTER = re.compile(r"\s*-?\s*(?:jaar|jarige|jr|years?|yrs?|yo|y/o|year-old|ans)\b", re.IGNORECASE)
+_MONTHS_AFTER = re.compile(
+    r"\s*-?\s*(?:maanden|maand|months?|month-old|weken|weeks?|week-old|mois|semaines)\b", re.IGNORECASE
+)
+_AGE_BEFORE = re.compile(
+    r"(?:\(\s*|\b(?:van|is|aged?|only|pas|amper|nog maar|was|turned|wordt|werd)\s+(?:now\s+|nu\s+)?)$", re.IGNORECASE
+)
+_DURATION_BEFORE = re.compile(
+    r"\b(?:sinds|since|for|al|na|after|over|binnen|within|in|per|elke|every|om de|voor|ago)\s+$", re.IGNORECASE
+)
+_DURATION_AFTER = re.compile(
+    r"\s*-?\s*(?:jaar|years?|year|maanden|months?|weken|weeks?)?\s*(?:geleden|ago|survival|overleving)", re.IGNORECASE
+)
+_WRITER_BEFORE = re.compile(r"\b(?:ik ben|i am|i['’]m|im|je suis|j['’]ai)\s+(?:\w+\s+)?$", re.IGNORECASE)
 CHILD_MAX_AGE = 17
 
 
+def message_ages(message: str) -> list[tuple[float, bool]]:
+    """The ages ``message`` says of the person it is about, as ``(years, with_unit)`` in order:
+    ``years`` 0.0 for an age in months or weeks; ``with_unit``: said with a unit of time ("4
+    jaar", "18 maanden"), not only by a word that says an age ("van 6", "(9)", "is 58"). The
+    rules are in the comment above (:data:`_NUMBER`). Never raises."""
+    ages: list[tuple[float, bool]] = []
+    for match in _NUMBER.finditer(message):
+        before, after = message[max(0, match.start() - 30) : match.start()], message[match.end() : match.end() + 30]
+        if _DURATION_BEFORE.search(before) or _DURATION_AFTER.match(after) or _WRITER_BEFORE.search(before):
+            continue
+        said = _AGE_BEFORE.search(before) is not None
+        if _MONTHS_AFTER.match(after):
+            if said or re.match(r"\s*-?\s*\w+\s+(?:oud|old)\b", after, re.IGNORECASE):
+                ages.append((0.0, True))
+        elif _YEARS_AFTER.match(after):
+            ages.append((float(match.group(1)), True))
+        elif said and not re.match(r"\s*(?:%|x\b|keer|times|uur|u\b|hours?|kg|g\b|cm|mm|mg|ml|l\b|dagen|days?)", after):
+            ages.append((float(match.group(1)), False))
+    return ages
+
+
 def child_said(message: str) -> bool:
-    """Whether ``message`` is about a child: it names one (:data:`_CHILD_WORDS`: "ons zoontje",
-    "my kid", "de kinderarts") and says no age in years above :data:`CHILD_MAX_AGE` ("mijn kind
-    van 34 jaar"); or it says an age in years of at most :data:`CHILD_MAX_AGE` ("my nephew is
-    3 years old", "(4 jaar)") and none above; or it names a relative who may be either
-    (:data:`_RELATIVE_WORDS`: "my son (9)", "onze dochter van 6") with an age of at most
-    :data:`CHILD_MAX_AGE` said (:data:`_AGE_SAID`) and none above. Never raises."""
-    years = [int(m.group(1)) for m in _AGE_IN_YEARS.finditer(message)]
-    if any(age > CHILD_MAX_AGE for age in years):
+    """Whether ``message`` is about a child (:func:`message_ages` reads its ages): it says no
+    age above :data:`CHILD_MAX_AGE` ("mijn kind van 34", "he is 58. Our children are 12 and
+    14") and either names a child (:data:`_CHILD_WORDS`: "ons zoontje", "my kid", "de
+    kinderarts"), or says an age with a unit of at most :data:`CHILD_MAX_AGE` ("my nephew is 3
+    years old", "(4 jaar)", "van 18 maanden"), or names a relative who may be either
+    (:data:`_RELATIVE_WORDS`: "my son (9)", "onze dochter van 6") with such an age. Never
+    raises."""
+    ages = message_ages(message)
+    if any(age > CHILD_MAX_AGE for age, _ in ages):
         return False
-    if years or _CHILD_WORDS.search(message):
+    if _CHILD_WORDS.search(message) or any(unit for _, unit in ages):
         return True
-    said = [int(m.group(1) or m.group(2)) for m in _AGE_SAID.finditer(message)]
-    return bool(said) and max(said) <= CHILD_MAX_AGE and bool(_RELATIVE_WORDS.search(message))
+    return bool(ages) and bool(_RELATIVE_WORDS.search(message))
 
 
-# Words that say the person a message is about is an adult: partners, parents, grandparents and
-# colleagues, in the region's languages. Set by hand, 2026-12-07.
+# Words that say the person a message is about is an adult: adults, partners, parents,
+# grandparents and colleagues, in the region's languages. Set by hand, 2026-12-07.
 _ADULT_WORDS = re.compile(
-    r"\b(husband|wife|partner|dad|father|mum|mom|mother|grandfather|grandmother|grandpa|grandma|"
-    r"colleague|coworker|man|vrouw|echtgenoot|echtgenote|vader|moeder|papa|mama|opa|oma|schoonvader|"
-    r"schoonmoeder|collega|mari|femme|père|mère|grand-père|grand-mère|collègue)\b",
+    r"\b(adults?|grown-ups?|volwassenen?|adultes?|husband|wife|partner|dad|father|mum|mom|mother|"
+    r"grandfather|grandmother|grandpa|grandma|colleague|coworker|man|vrouw|echtgenoot|echtgenote|vader|"
+    r"moeder|papa|mama|opa|oma|schoonvader|schoonmoeder|collega|mari|femme|père|mère|grand-père|grand-mère|"
+    r"collègue)\b",
     re.IGNORECASE,
 )
 
 
 def adult_said(message: str) -> bool:
     """Whether ``message`` is about an adult: not about a child (:func:`child_said`), and it
-    says an age above :data:`CHILD_MAX_AGE` ("he is 58", "mijn zoon van 35 jaar") or names a
-    partner, parent, grandparent or colleague (:data:`_ADULT_WORDS`: "my husband", "mijn
-    vader"). Never raises."""
+    says an age above :data:`CHILD_MAX_AGE` ("he is 58", "mijn zoon van 35 jaar";
+    :func:`message_ages`) or names adults, a partner, parent, grandparent or colleague
+    (:data:`_ADULT_WORDS`: "bij volwassenen", "my husband", "mijn vader"). Never raises."""
     if child_said(message):
         return False
-    said = [int(m.group(1)) for m in _AGE_IN_YEARS.finditer(message)]
-    said += [int(m.group(1) or m.group(2)) for m in _AGE_SAID.finditer(message)]
-    return any(age > CHILD_MAX_AGE for age in said) or bool(_ADULT_WORDS.search(message))
+    return any(age > CHILD_MAX_AGE for age, _ in message_ages(message)) or bool(_ADULT_WORDS.search(message))
 
 
 def routing_share(intent: str, probabilities: dict[str, float] | None, routing_intents: tuple[str, ...]) -> float:

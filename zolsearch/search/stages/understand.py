@@ -99,8 +99,10 @@ def _unsaid(state: SearchState, words: list[str]) -> list[str]:
     return list(dict.fromkeys(w for w in words if f" {text_normalise(w)} " not in said))
 
 
-# Question types where a child the message names is usually the patient's offspring ("kunnen
-# mijn kinderen het ook krijgen?"), not the patient.
+# Question types where a child or parent the message names is usually not the patient but
+# their offspring or forebear ("kunnen mijn kinderen het ook krijgen?", "mijn vader had
+# leukemie, is dat erfelijk?"); a risk question about a named adult is theirs ("mijn broer
+# (34) … wie loopt er risico?", answered by Cancer.gov's adult page).
 _OFFSPRING_QTYPES = frozenset({"inheritance", "genetic changes"})
 
 
@@ -403,6 +405,7 @@ class QueryUnderstandingStage(Stage):
         elif (
             state.config.adult_focus
             and state.focus is not None
+            and state.qtype not in _OFFSPRING_QTYPES
             and (adult := focus_adulthood(state.focus)) is not None
             and adult_said(state.question)
         ):
