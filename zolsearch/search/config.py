@@ -194,14 +194,13 @@ class PipelineConfig(BaseModel):
       "him" or asks without a back-reference word), they are searched too.
       ``childhood_focus``: a message about a child whose MedQuAD focus has pages of its own
       for children ("ons zoontje van 9 … de ziekte van Hodgkin" → Childhood Hodgkin Lymphoma)
-      takes that focus (:func:`zolsearch.search.focus.focus_childhood`,
-      :func:`zolsearch.search.understanding.child_said`); not for a question of inheritance or
+      takes that focus (:func:`zolsearch.search.focus.focus_for_age_group`,
+      :func:`zolsearch.search.understanding.age_group`); not for a question of inheritance or
       genetic changes, where the children are usually the patient's offspring.
       ``adult_focus``: likewise a message about an adult ("my husband … he is 58") takes the
-      focus of Cancer.gov's "Adult X" page of its condition (not for a question of inheritance or
-      genetic changes, where a parent is usually the patient's forebear)
-      (:func:`zolsearch.search.focus.focus_adulthood`,
-      :func:`zolsearch.search.understanding.adult_said`).
+      focus of Cancer.gov's "Adult X" page of its condition, by the same functions (not for a
+      question of inheritance or genetic changes, where a parent is usually the patient's
+      forebear).
       ``department_intent_needs_question``: a department the message names only in the story
       around its questions, with no routing cue and no errand there ("afspraak", "bezoek"),
       implies no department search; its facts stay pinned and the classifier's intent is

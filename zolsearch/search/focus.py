@@ -450,23 +450,16 @@ def focus_childhood_pairs(
     return pairs
 
 
-def focus_childhood(focus: Focus) -> Focus | None:
-    """The MedQuAD focus of ``focus``'s condition in children (:func:`focus_childhood_pairs`;
-    ``matched`` kept), or None: none in the index, or ``focus`` is not MedQuAD's. Read as
-    :func:`medquad_lexicon`."""
-    if focus.source != "medquad":
+def focus_for_age_group(focus: Focus, group: str) -> Focus | None:
+    """The MedQuAD focus of ``focus``'s condition in ``group``, "child" (Cancer.gov's "Childhood
+    X", "X in Children", :func:`focus_childhood_pairs`) or "adult" (Cancer.gov's "Adult X", the
+    same with :data:`_ADULT_NAME`), ``matched`` kept; None when the index has none, ``focus`` is
+    not MedQuAD's or ``group`` is neither. Read as :func:`medquad_lexicon`."""
+    lexicon = _LEXICON.get()
+    pairs = {"child": lexicon.childhood, "adult": lexicon.adulthood}.get(group)
+    if focus.source != "medquad" or pairs is None:
         return None
-    term = _LEXICON.get().childhood.get(text_normalise(focus.text))
-    return term.linked(focus.matched) if term is not None and term.focus != focus.text else None
-
-
-def focus_adulthood(focus: Focus) -> Focus | None:
-    """The MedQuAD focus of ``focus``'s condition in adults (Cancer.gov's "Adult X",
-    :func:`focus_childhood_pairs` with :data:`_ADULT_NAME`; ``matched`` kept), or None. Read as
-    :func:`medquad_lexicon`."""
-    if focus.source != "medquad":
-        return None
-    term = _LEXICON.get().adulthood.get(text_normalise(focus.text))
+    term = pairs.get(text_normalise(focus.text))
     return term.linked(focus.matched) if term is not None and term.focus != focus.text else None
 
 

@@ -237,22 +237,6 @@ def message_ages(message: str) -> list[tuple[float, bool]]:
     return ages
 
 
-def child_said(message: str) -> bool:
-    """Whether ``message`` is about a child (:func:`message_ages` reads its ages): it says no
-    age above :data:`CHILD_MAX_AGE` ("mijn kind van 34", "he is 58. Our children are 12 and
-    14") and either names a child (:data:`_CHILD_WORDS`: "ons zoontje", "my kid", "de
-    kinderarts"), or says an age with a unit of at most :data:`CHILD_MAX_AGE` ("my nephew is 3
-    years old", "(4 jaar)", "van 18 maanden"), or names a relative who may be either
-    (:data:`_RELATIVE_WORDS`: "my son (9)", "onze dochter van 6") with such an age. Never
-    raises."""
-    ages = message_ages(message)
-    if any(age > CHILD_MAX_AGE for age, _ in ages):
-        return False
-    if _CHILD_WORDS.search(message) or any(unit for _, unit in ages):
-        return True
-    return bool(ages) and bool(_RELATIVE_WORDS.search(message))
-
-
 # Words that say the person a message is about is an adult: adults, partners, parents,
 # grandparents and colleagues, in the region's languages. Set by hand, 2026-12-07.
 _ADULT_WORDS = re.compile(
@@ -264,14 +248,33 @@ _ADULT_WORDS = re.compile(
 )
 
 
+def age_group(message: str) -> str:
+    """Whom ``message`` is about, read once (:func:`message_ages` reads its ages): "child" when
+    it says no age above :data:`CHILD_MAX_AGE` ("mijn kind van 34", "he is 58. Our children are
+    12 and 14") and either names a child (:data:`_CHILD_WORDS`: "ons zoontje", "my kid", "de
+    kinderarts"), or says an age with a unit of at most :data:`CHILD_MAX_AGE` ("my nephew is 3
+    years old", "(4 jaar)", "van 18 maanden"), or names a relative who may be either
+    (:data:`_RELATIVE_WORDS`: "my son (9)", "onze dochter van 6") with such an age; else
+    "adult" when it says an age above :data:`CHILD_MAX_AGE` ("he is 58", "mijn zoon van 35
+    jaar") or names adults, a partner, parent, grandparent or colleague (:data:`_ADULT_WORDS`:
+    "bij volwassenen", "my husband", "mijn vader"); else "". Never raises."""
+    ages = message_ages(message)
+    adult_age = any(age > CHILD_MAX_AGE for age, _ in ages)
+    if not adult_age and (
+        _CHILD_WORDS.search(message) or any(unit for _, unit in ages) or (ages and _RELATIVE_WORDS.search(message))
+    ):
+        return "child"
+    return "adult" if adult_age or _ADULT_WORDS.search(message) else ""
+
+
+def child_said(message: str) -> bool:
+    """Whether ``message`` is about a child (:func:`age_group`). Never raises."""
+    return age_group(message) == "child"
+
+
 def adult_said(message: str) -> bool:
-    """Whether ``message`` is about an adult: not about a child (:func:`child_said`), and it
-    says an age above :data:`CHILD_MAX_AGE` ("he is 58", "mijn zoon van 35 jaar";
-    :func:`message_ages`) or names adults, a partner, parent, grandparent or colleague
-    (:data:`_ADULT_WORDS`: "bij volwassenen", "my husband", "mijn vader"). Never raises."""
-    if child_said(message):
-        return False
-    return any(age > CHILD_MAX_AGE for age, _ in message_ages(message)) or bool(_ADULT_WORDS.search(message))
+    """Whether ``message`` is about an adult (:func:`age_group`). Never raises."""
+    return age_group(message) == "adult"
 
 
 def routing_share(intent: str, probabilities: dict[str, float] | None, routing_intents: tuple[str, ...]) -> float:

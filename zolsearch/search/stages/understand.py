@@ -17,8 +17,7 @@ from taxonomy.selectors import concept_synonyms
 from zolsearch.search.contract import Intent, UnderstandingTrace
 from zolsearch.search.focus import (
     Focus,
-    focus_adulthood,
-    focus_childhood,
+    focus_for_age_group,
     focus_link,
     medquad_focus,
     medquad_spelling,
@@ -36,8 +35,7 @@ from zolsearch.search.spelling import Correction, corrections_trace, text_correc
 from zolsearch.search.stages.base import SearchState, Stage
 from zolsearch.search.understanding import (
     Understanding,
-    adult_said,
-    child_said,
+    age_group,
     routing_share,
     understanding_as_asked,
     understanding_model_get,
@@ -104,6 +102,19 @@ def _unsaid(state: SearchState, words: list[str]) -> list[str]:
 # leukemie, is dat erfelijk?"); a risk question about a named adult is theirs ("mijn broer
 # (34) … wie loopt er risico?", answered by Cancer.gov's adult page).
 _OFFSPRING_QTYPES = frozenset({"inheritance", "genetic changes"})
+
+
+def _age_group_focus(state: SearchState) -> None:
+    """The focus of the linked condition's pages for the age group the message is about
+    (:func:`zolsearch.search.understanding.age_group`, read only when the condition has such
+    pages and the group's flag is on): "ons zoontje van 9 … de ziekte van Hodgkin" asks about
+    Cancer.gov's Childhood Hodgkin Lymphoma (``childhood_focus``), "my husband … soft tissue
+    sarcoma, he is 58" about its Adult Soft Tissue Sarcoma (``adult_focus``)."""
+    assert state.focus is not None
+    on = {"child": state.config.childhood_focus, "adult": state.config.adult_focus}
+    pages = {group: found for group in on if on[group] and (found := focus_for_age_group(state.focus, group))}
+    if pages and (group := age_group(state.question)) in pages:
+        _focus_set(state, pages[group], translated=state.trace.understanding.focus_translated)
 
 
 def _focus_set(state: SearchState, focus: Focus | None, *, translated: bool = False) -> None:
@@ -392,26 +403,8 @@ class QueryUnderstandingStage(Stage):
             )
         ):
             _medical_english(state, corrections)
-        if (
-            state.config.childhood_focus
-            and state.focus is not None
-            and state.qtype not in _OFFSPRING_QTYPES
-            and (child := focus_childhood(state.focus)) is not None
-            and child_said(state.question)
-        ):
-            # "ons zoontje van 9 … de kinderarts vermoedt de ziekte van Hodgkin. Hoe stellen ze
-            # dat vast bij kinderen?" asks about Cancer.gov's Childhood Hodgkin Lymphoma.
-            _focus_set(state, child, translated=state.trace.understanding.focus_translated)
-        elif (
-            state.config.adult_focus
-            and state.focus is not None
-            and state.qtype not in _OFFSPRING_QTYPES
-            and (adult := focus_adulthood(state.focus)) is not None
-            and adult_said(state.question)
-        ):
-            # "My husband was diagnosed with a soft tissue sarcoma …, he is 58" asks about
-            # Cancer.gov's Adult Soft Tissue Sarcoma, not its page for children.
-            _focus_set(state, adult, translated=state.trace.understanding.focus_translated)
+        if state.focus is not None and state.qtype not in _OFFSPRING_QTYPES:
+            _age_group_focus(state)
         if state.config.focus_expansion_enabled and state.focus is not None and state.focus.source == "medquad":
             name = text_normalise(state.focus.text)
             if (
