@@ -297,6 +297,20 @@ def test_adjective_endings_that_everyday_words_share_are_rewritten_only_into_the
     assert medical_english("waar is de centrale hal", known=everyday) == []
 
 
+def test_a_past_participle_of_a_latin_verb_is_rewritten_only_into_the_indexs_spelling() -> None:
+    """GIVEN the medical vocabulary of an index WHEN a Dutch word is a past participle of a verb
+    of Latin origin ("ge-…-eerd(e)") THEN it is rendered as English writes it ("-ed", else
+    "-ated"), guessed and generic (a qualifier); one whose English the vocabulary lacks
+    ("gereserveerde") and any without a vocabulary are not translated."""
+    known = frozenset({"dilated", "differentiated", "cardiomyopathy"})
+    (dilated, cardiomyopathy) = medical_renderings("gedilateerde cardiomyopathie", known)
+    assert dilated.words == ("dilated",) and dilated.guessed and dilated.generic
+    assert cardiomyopathy.words == ("cardiomyopathy",)
+    assert medical_renderings("slecht gedifferentieerd", known)[-1].words == ("differentiated",)
+    assert medical_renderings("gereserveerde kamer", known) == []
+    assert medical_renderings("gedilateerde") == []  # no vocabulary
+
+
 @pytest.mark.django_db
 def test_the_understanding_stage_spells_cognates_as_the_index_does() -> None:
     """GIVEN the ingested MedQuAD slice (foci with "encephalitis" and "porphyria") WHEN a Dutch

@@ -9,10 +9,17 @@ from typing import Any
 
 import pytest
 
+from ingestion.models import Document, Source
 from ingestion.selectors import chunk_word_counts
 from tests.search import HOSPITAL_NL
 from zolsearch.search.config import MEASUREMENT_OVERRIDES, pipeline_config_default
-from zolsearch.search.focus import PAGE_SPELL_MAX_DISTANCE, page_spelling
+from zolsearch.search.focus import (
+    PAGE_SPELL_MAX_DISTANCE,
+    PAGE_WORD_MIN_CHARS,
+    medquad_lexicon_clear,
+    page_spelling,
+    pages_lack_words,
+)
 from zolsearch.search.pipeline import SearchRequest, pipeline_run
 
 
@@ -124,3 +131,53 @@ def test_the_warm_up_reads_the_pages_words_and_builds_the_index(hospital_pages: 
     assert pages is not None and pages.speller._index is not None
     assert "factuur" in pages.speller.words and pages.written["rontgenfoto"] == "röntgenfoto"
     assert [c.word for c in page_spelling("wanneer krijg ik de faktuur", "nl")] == ["factuur"]
+
+
+def test_the_pages_lack_a_word_none_of_them_has_nor_begins(hospital_pages: None) -> None:
+    """GIVEN the 100 Dutch hospital pages WHEN a phrase's words are looked up THEN a word none
+    of them holds is lacked ("galgangatresie", "porokeratose"), a word they hold, or that
+    begins a longer word of theirs ("chemo" of "chemotherapie"), is not, and neither is a phrase
+    whose words are all shorter than four letters, or an empty one."""
+    assert PAGE_WORD_MIN_CHARS == 4
+    assert pages_lack_words("galgangatresie") and pages_lack_words("porokeratose van mibeli")
+    assert not pages_lack_words("factuur") and not pages_lack_words("chemo")
+    assert "chemo" not in chunk_word_counts("nl", min_chars=4)  # only as the start of a longer word
+    assert not pages_lack_words("in de") and not pages_lack_words("")
+
+
+def _understood(question: str, **overrides: object) -> tuple[str, str, str]:
+    """(focus, expanded, intent) of ``question`` in Dutch under the measurement configuration
+    with ``overrides``."""
+    config = pipeline_config_default().with_overrides(**{**MEASUREMENT_OVERRIDES, **overrides})
+    state = pipeline_run(request=SearchRequest(question=question, language="nl"), config=config)
+    understood = state.trace.understanding
+    return understood.focus, understood.expanded, state.intent.value
+
+
+def test_a_medical_word_the_pages_lack_is_searched_in_english(hospital_pages: None) -> None:
+    """GIVEN the hospital pages and NIDDK's "Biliary Atresia" focus (stored as the MedQuAD
+    connector stores it) WHEN "Wat is galgangatresie bij baby's?" is understood THEN without
+    ``medical_translation_pages_lack`` it stays in Dutch (its routing share is at least
+    ``medical_translation_max_authority`` and its question type is unsure: nothing English is
+    searched), and with it (the default) "biliary atresia" is searched too and links the focus,
+    since no hospital page has the word; a question whose intent names a place to go
+    ("pijnkliniek voor chronische rugpijn bornem", whose "rugpijn" the pages lack too) is left
+    in Dutch."""
+    source = Source.objects.create(key="medquad-niddk", name="MedQuAD NIDDK")
+    Document.objects.create(
+        source=source,
+        external_id="medquad:test-biliary-atresia",
+        title="Biliary Atresia",
+        language="en",
+        content_hash="x",
+        metadata={"focus": "Biliary Atresia", "umls_cuis": ["C0005411"], "subset": "NIDDK"},
+    )
+    medquad_lexicon_clear()
+    question = "Wat is galgangatresie bij baby's?"
+    focus, expanded, _intent = _understood(question, medical_translation_pages_lack=False)
+    assert focus == "" and "biliary" not in expanded
+    focus, expanded, _intent = _understood(question)
+    assert focus == "Biliary Atresia" and "biliary atresia" in expanded.split("; ")
+    assert pages_lack_words("rugpijn")
+    focus, expanded, intent = _understood("pijnkliniek voor chronische rugpijn bornem")
+    assert intent == "department_search" and "back" not in expanded and focus == ""

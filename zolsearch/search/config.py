@@ -189,6 +189,12 @@ class PipelineConfig(BaseModel):
       questions are unchanged at each; 1.0 switches it off, as before that day). The confidence
       is the offline classifier's; a configured chat model reports its own (1.0 when it gives
       none), so with one nearly every Dutch question of a MedQuAD type is translated.
+      ``medical_translation_pages_lack``: a Dutch question is translated so too, whatever its
+      share, when a medical word of it that names something (a dictionary word or phrase, a
+      compound, an eponym, a cognate the index spells so; not a generic one) is in none of the
+      hospital's own pages (:func:`zolsearch.search.focus.pages_lack_words`): "Wat is
+      galgangatresie bij baby's?" and "wie krijgt hoofdluis" read like questions for the
+      hospital (share 0.50, 0.33), but its pages cannot answer them.
       ``reduced_query_keeps_focus``: when a long message's reduced query lacks the words the
       message named its focus by (the story named it, the question sentence points to it with
       "him" or asks without a back-reference word), they are searched too.
@@ -309,6 +315,7 @@ class PipelineConfig(BaseModel):
     medical_translation_enabled: bool = True
     medical_translation_max_authority: float = Field(default=0.3, ge=0.0, le=1.0)
     medical_translation_qtype_min: float = Field(default=0.5, ge=0.0, le=1.0)
+    medical_translation_pages_lack: bool = True
     department_intent_needs_question: bool = True
     reduced_query_keeps_focus: bool = True
     childhood_focus: bool = True
@@ -448,6 +455,7 @@ FIELDS_ADDED: dict[str, Any] = {
     "spelling_page_words": False,  # 2026-11-29: only medical words were corrected
     "qtype_expansion_enabled": False,  # 2026-11-30: a Dutch question's type was not searched in English
     "medical_translation_qtype_min": 1.0,  # 2026-12-07: only the routing share decided translation
+    "medical_translation_pages_lack": False,  # 2026-12-07: words the hospital's pages lack did not decide translation
     "department_intent_needs_question": False,  # 2026-12-07: a department named anywhere made a department search
     "reduced_query_keeps_focus": False,  # 2026-12-07: a long message was searched by its reduced query alone
     "childhood_focus": False,  # 2026-12-07: a child's question kept the condition's general focus

@@ -43,6 +43,7 @@ _SPECS = (
     FlagSpec("medical_translation_enabled", "understanding", 'Also search a Dutch medical question in English ("galwegkanker" → "bile duct cancer") and link its condition from the English.'),
     FlagSpec("medical_translation_max_authority", "understanding", "Highest share (0–1) of the question's intent on routing intents at which a Dutch question is translated."),
     FlagSpec("medical_translation_qtype_min", "understanding", "Least confidence (0–1) of a Dutch question's MedQuAD question type (symptoms, treatment, …) at which it is translated whatever its routing share; 1 switches this off."),
+    FlagSpec("medical_translation_pages_lack", "understanding", 'Also search a Dutch question in English whatever its routing share when it names a condition none of the hospital\'s own pages mention ("Wat is galgangatresie bij baby\'s?"), unless it asks for a department, a doctor or a practical errand.'),
     FlagSpec("reduced_query_keeps_focus", "understanding", "When a long message is searched by its question sentence, also search the condition or topic the message named in its story."),
     FlagSpec("childhood_focus", "understanding", 'Search a question about a child ("ons zoontje van 9", "my son (6)") on the pages about the condition in children where the general medical pages have them ("Childhood Hodgkin Lymphoma").'),
     FlagSpec("adult_focus", "understanding", 'Search a question about an adult ("my husband, he is 58", "mijn vader") on the cancer pages for adults where the general medical pages have them ("Adult Soft Tissue Sarcoma").'),

@@ -49,6 +49,7 @@ from __future__ import annotations
 import re
 import threading
 import unicodedata
+from bisect import bisect_left
 from collections import Counter
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field, replace
@@ -584,15 +585,24 @@ def spelling_warm() -> None:
 PAGE_SPELL_MAX_DISTANCE = 1
 
 
+# The least length of a word of the hospital's pages that :func:`pages_lack_words` looks up:
+# shorter words ("arm", "oog") are too often parts of other words or abbreviations to say what
+# the pages are about. Set by hand, 2026-12-07.
+PAGE_WORD_MIN_CHARS = 4
+
+
 @dataclass(frozen=True)
 class _PageWords:
     """The speller to the everyday words of the hospital's pages (normalised, ``speller``) and
     each such word as the pages write it most often (``written``: normalised → written form,
     "rontgenfoto" → "röntgenfoto"), what a correction searches: neither BM25's Dutch tokenizer
-    nor the Dutch Snowball stemmer folds accents."""
+    nor the Dutch Snowball stemmer folds accents; ``vocabulary``: every word of the pages of at
+    least :data:`PAGE_WORD_MIN_CHARS` letters, normalised, everyday or not, sorted
+    (:func:`pages_lack_words`)."""
 
     speller: Speller
     written: dict[str, str]
+    vocabulary: tuple[str, ...] = ()
 
 
 def _page_words_read() -> _PageWords | None:
@@ -608,16 +618,22 @@ def _page_words_read() -> _PageWords | None:
         return None
     everyday = word_frequencies(TARGET_LANGUAGE)
     forms: dict[str, tuple[int, str]] = {}  # normalised → (occurrences, written form) of its most frequent form
-    for written, n in chunk_word_counts(TARGET_LANGUAGE, min_chars=SPELL_MIN_CHARS - 1).items():
+    vocabulary: set[str] = set()
+    for written, n in chunk_word_counts(TARGET_LANGUAGE, min_chars=PAGE_WORD_MIN_CHARS).items():
         word = text_normalise(written)
-        if word in everyday and (n, written) > forms.get(word, (0, "")):
+        vocabulary.add(word)
+        if len(written) >= SPELL_MIN_CHARS - 1 and word in everyday and (n, written) > forms.get(word, (0, "")):
             forms[word] = (n, written)
     if not forms:
         return None
     speller = Speller(
         frozenset(forms), language=TARGET_LANGUAGE, max_distance=PAGE_SPELL_MAX_DISTANCE, everyday_targets=True
     )
-    return _PageWords(speller=speller, written={word: written for word, (_n, written) in forms.items()})
+    return _PageWords(
+        speller=speller,
+        written={word: written for word, (_n, written) in forms.items()},
+        vocabulary=tuple(sorted(vocabulary)),
+    )
 
 
 _PAGE_WORDS: IndexVersionedCache[_PageWords | None] = IndexVersionedCache(
@@ -646,6 +662,29 @@ def _dictionary_words() -> frozenset[str]:
     """Every word of the Dutch medical dictionary's Dutch phrases
     (:func:`zolsearch.search.glossary.medical_dictionary`), read once per process."""
     return frozenset(w for phrase in medical_dictionary()[0] for w in phrase.split())
+
+
+def pages_lack_words(phrase: str) -> bool:
+    """Whether the hospital's own pages (the chunks in :data:`zolsearch.search.glossary.TARGET_LANGUAGE`,
+    :func:`_page_words_read`) lack a word of ``phrase`` of at least :data:`PAGE_WORD_MIN_CHARS`
+    letters, compared normalised, neither as written nor as the beginning of a longer word
+    ("chemo" is in "chemotherapie"): "galgangatresie" or "porokeratose" is in none of them, so a
+    question about it cannot be answered from them however much it reads like a question for
+    the hospital. False when ``phrase`` has no such word, or when the pages' words cannot be
+    read (no everyday word list for the language, no page in it): then nothing is known about
+    them. Read once per index version, with :func:`page_spelling`'s words."""
+    pages = _PAGE_WORDS.get()
+    if pages is None:
+        return False
+    words = [w for w in text_normalise(phrase).split() if len(w) >= PAGE_WORD_MIN_CHARS]
+    return any(not _begins_a_word(w, pages.vocabulary) for w in words)
+
+
+def _begins_a_word(word: str, vocabulary: tuple[str, ...]) -> bool:
+    """Whether a word of the sorted ``vocabulary`` begins with ``word`` (is it, or a longer form
+    of it: "chemo" of "chemotherapie", "hoofdluis" of "hoofdluisbehandeling"). Binary search."""
+    at = bisect_left(vocabulary, word)
+    return at < len(vocabulary) and vocabulary[at].startswith(word)
 
 
 def page_spelling(question: str, language: str, *, skip: Collection[str] = ()) -> list[Correction]:

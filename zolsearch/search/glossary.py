@@ -164,6 +164,10 @@ _KNOWN_ONLY_SUFFIXES = (
     ("iel", ("ile", "ial")),
     ("ine", ("in", "ine")),
 )
+# The Dutch past participle of a verb of Latin origin, after its "ge-": "(ge)dilateerd(e)",
+# "(ge)infecteerd(e)", "(ge)differentieerd(e)"; English writes the stem with "-ed" or "-ated"
+# ("dilated", "infected", "differentiated"), taken only in a spelling the index has.
+_PARTICIPLE = re.compile(r"(\w{4,})eerde?")
 _K_BEFORE = re.compile(r"k(?=[aoulr])")
 # Where Dutch spells a Greek or Latin medical word otherwise than English, besides its suffix
 # (Dutch spelling rules, Woordenlijst Nederlandse Taal; "lymfoom" – "lymphoma", "faryngitis" –
@@ -310,11 +314,15 @@ def cognate_known(word: str, known: Collection[str]) -> bool:
 
 def _cognate_known_only(word: str, known: Collection[str]) -> str | None:
     """English spelling of a long Dutch word by an ending everyday words share
-    (:data:`_KNOWN_ONLY_SUFFIXES`: "musculaire" → "muscular", "primaire" → "primary"), only
+    (:data:`_KNOWN_ONLY_SUFFIXES`: "musculaire" → "muscular", "primaire" → "primary") or a past
+    participle's (:data:`_PARTICIPLE`: "gedilateerde" → "dilated"), only
     when ``known`` (the index's medical vocabulary) holds it (:func:`_known_spelling`, each
     ending in order); None otherwise, and for a word a :data:`_COGNATE_SUFFIXES` suffix fits."""
     if len(word) < COGNATE_MIN_CHARS or not known or any(word.endswith(d) for d, _ in _COGNATE_SUFFIXES):
         return None
+    if word.startswith("ge") and (participle := _PARTICIPLE.fullmatch(word[2:])):
+        # a past participle of a Latin verb: "gedilateerde" → "dilated", "geïnfecteerd" → "infected"
+        return _known_ending(participle.group(1), ("ed", "ated"), known)
     for dutch, endings in _KNOWN_ONLY_SUFFIXES:
         if word.endswith(dutch):
             return _known_ending(word[: len(word) - len(dutch)], endings, known)

@@ -23,10 +23,12 @@ from zolsearch.search.focus import (
     medquad_spelling,
     medquad_words,
     page_spelling,
+    pages_lack_words,
 )
 from zolsearch.search.glossary import (
     TARGET_LANGUAGE,
     Rendering,
+    english_spelling,
     glossary_translate,
     medical_renderings,
     renderings_kept,
@@ -227,6 +229,36 @@ def _medical_english(state: SearchState, corrections: list[Correction]) -> None:
         _search_also(state, new)
 
 
+# The intents that name a place to go or an errand at the hospital: a question of one of them
+# is about the hospital whatever medical word it holds ("pijnkliniek voor chronische rugpijn
+# bornem" asks for the pain clinic, not about back pain). "general", the classifier's class for
+# a question about the hospital in general, is no such intent: it also takes medical messages
+# it reads no other way ("porokeratose van mibeli volgens de huidarts. wat kan je daar aan
+# doen?"). Set by hand, 2026-12-07.
+_DESTINATION_INTENTS = frozenset({"department_search", "doctor_lookup", "practical_info", "complaint"})
+
+
+def _pages_lack_medical_word(state: SearchState, corrections: list[Correction]) -> bool:
+    """Whether a medical word of the Dutch question (as searched, its misspellings corrected)
+    that names something is in none of the hospital's own pages
+    (:func:`zolsearch.search.focus.pages_lack_words`): a dictionary word or phrase, compound or
+    eponym (:func:`zolsearch.search.glossary.english_spelling`), or a cognate whose English
+    spelling is one of the index's medical words ("dysgrafie" → dysgraphia); not a generic one
+    ("kind", "behandeling"). Such a question cannot be answered from the hospital's pages,
+    whatever its routing share says, unless its intent names a place to go or an errand
+    (:data:`_DESTINATION_INTENTS`)."""
+    if state.intent.value in _DESTINATION_INTENTS:
+        return False
+    asked = state.search_query or state.question
+    query = text_corrected(asked, corrections) if corrections else asked
+    known = medquad_words()
+    return any(
+        pages_lack_words(unit.dutch)
+        for unit in english_spelling(query, known)
+        if unit.translated and not unit.generic and (not unit.guessed or unit.english in known)
+    )
+
+
 # English endings that only medical words have (tumours, diseases, inflammations, conditions of
 # the blood and urine, wasting), and the least length of such a word: a cognate spelled so that
 # is a MedQuAD term names the condition ("craniofaryngioom" → Craniopharyngioma,
@@ -400,6 +432,7 @@ class QueryUnderstandingStage(Stage):
                     understood.qtype != "none"
                     and understood.qtype_confidence >= state.config.medical_translation_qtype_min
                 )
+                or (state.config.medical_translation_pages_lack and _pages_lack_medical_word(state, corrections))
             )
         ):
             _medical_english(state, corrections)
