@@ -165,8 +165,9 @@ def test_dutch_medical_words_in_english() -> None:
     assert medical_english("kardiomyopathie na een operatie", cognates=False) == []
     assert medical_english("fragiel x syndroom type 2") == [("fragile",), ("x",), ("syndrome",), ("2",)]
     assert medical_english("tot hoe laat mag ik op bezoek") == []
-    # Generic words alone name no condition: nothing is added.
-    assert medical_english("Mijn zoon heeft de vallende ziekte. Welke dienst behandelt dat?") == []
+    # Generic words alone name no condition: nothing is added ("vallende ziekte", the lay name
+    # of epilepsy, is a row of its own since 2026-12-07)
+    assert medical_english("Mijn zoon heeft een ernstige ziekte. Welke dienst behandelt dat?") == []
     assert medical_english("is die ziekte erfelijk bij kinderen") == []
     assert medical_english("is die ziekte erfelijk", specific=False) == [
         ("disease",),
@@ -500,3 +501,17 @@ def test_the_dutch_names_of_other_sites_conditions_are_rendered_as_medquad_names
     assert medical_english("wat is galgangatresie") == [("biliary atresia",)]
     assert medical_english("acute myeloïde leukemie") == [("acute myeloid leukemia",)]
     assert medical_english("mijn vader heeft een hartblok") == [("heart block",)]
+
+
+@pytest.mark.django_db
+def test_the_other_dutch_names_of_a_named_focus_are_rendered_too() -> None:
+    """GIVEN the dictionary's further Dutch names of foci that had a row already (2026-12-07)
+    WHEN a Dutch question uses the usual medical or Flemish name instead of the first row's
+    THEN its English is the focus's name; a question-type topic ("klinische studies") is not a
+    focus's name, and a name already in the dictionary keeps its rendering."""
+    assert medical_english("hersenverlamming") == [("cerebral palsy",)]  # the row before
+    assert medical_english("onderzoek naar cerebrale parese")[-1] == ("cerebral palsy",)
+    assert medical_english("de ziekte van kahler") == [("multiple myeloma",)]
+    assert medical_english("kusjesziekte") == [("infectious mononucleosis",)]
+    assert ("clinical trials",) not in medical_english("zijn er klinische studies naar longkanker")
+    assert medical_english("maagontsteking") == [("stomach disorders",)]

@@ -533,8 +533,9 @@ def renderings_kept(
     """The ``words`` of ``renderings`` (:func:`medical_renderings`) in order, each once; without
     ``cognates`` the guessed spellings are left out first. ``[]`` when none is left, or, with
     ``specific``, when all that is left is generic: "Mijn zoon heeft de vallende ziekte. Welke
-    dienst behandelt dat?" gave "disease treated treatment", which matched any MedQuAD page and
-    added a sentence about Still's disease to the answer. Without ``specific`` (the caller knows
+    dienst behandelt dat?" gave "disease treated treatment" (before "vallende ziekte" was a
+    row of its own, epilepsy), which matched any MedQuAD page and added a sentence about Still's
+    disease to the answer. Without ``specific`` (the caller knows
     the condition: "Wat is de prognose bij Childhood Rhabdomyosarcoma?") the question-type words
     alone are worth searching ("prognosis outlook")."""
     kept = [r for r in renderings if cognates or not r.guessed]
