@@ -490,6 +490,8 @@ def test_a_plural_topic_name_is_linked_from_its_singular() -> None:
     assert singular_variants("headaches") == ("headache", "headach")
     assert singular_variants("bruises") == ("bruise",)
     assert singular_variants("psychoses") == ("psychosis",)
+    assert singular_variants("familial periodic paralyses") == ("familial periodic paralysis",)
+    assert singular_variants("metastases") == ("metastase", "metastasis")
     assert singular_variants("falls") == ()
     assert singular_variants("multiple sclerosis") == ()
     assert singular_variants("lupus") == ()

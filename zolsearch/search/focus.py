@@ -303,14 +303,17 @@ def singular_variants(name: str) -> tuple[str, ...]:
     ending, a word with digits, or a one-word name whose singular is shorter than
     :data:`SINGULAR_MIN_CHARS` letters). Regular English plural morphology: -ies → -y; after
     s, x, z, ch or sh both -es and -s dropped ("rashes" → "rash", "headaches" → "headache": the
-    spelling alone cannot tell which); -oses → -osis ("psychoses"); else -s dropped. A wrong form is one no one types
+    spelling alone cannot tell which); -oses → -osis ("psychoses"), -yses → -ysis ("paralyses"),
+    -ases → -ase and -asis ("metastases"); else -s dropped. A wrong form is one no one types
     ("diseases" → "diseas", "diabetes" → "diabete") and links nothing. Never raises."""
     words = name.split()
     last = words[-1] if words else ""
     if len(last) < 4 or not last.endswith("s") or last.endswith(_NOT_PLURAL) or not last.isalpha():
         return ()
-    if last.endswith("oses"):
-        forms = [last[:-2] + "is"]  # "psychoses" → "psychosis"
+    if last.endswith(("oses", "yses")):
+        forms = [last[:-2] + "is"]  # "psychoses" → "psychosis", "paralyses" → "paralysis"
+    elif last.endswith("ases"):
+        forms = [last[:-1], last[:-2] + "is"]  # "metastases" → "metastasis"; "diseases" → "disease"
     elif last.endswith("ies"):
         forms = [last[:-3] + "y"]
     elif last[:-2].endswith(("s", "x", "z", "ch", "sh")) and last.endswith("es"):
