@@ -515,3 +515,4 @@ def test_the_other_dutch_names_of_a_named_focus_are_rendered_too() -> None:
     assert medical_english("kusjesziekte") == [("infectious mononucleosis",)]
     assert ("clinical trials",) not in medical_english("zijn er klinische studies naar longkanker")
     assert medical_english("maagontsteking") == [("stomach disorders",)]
+    assert medical_english("de vallende ziekte") == [("epilepsy",)]

@@ -21,6 +21,7 @@ from zolsearch.search.focus import (
     pages_lack_words,
 )
 from zolsearch.search.pipeline import SearchRequest, pipeline_run
+from zolsearch.search.understanding import routing_share
 
 
 def test_the_words_of_one_languages_chunks_are_counted_as_written(hospital_pages: None) -> None:
@@ -135,14 +136,33 @@ def test_the_warm_up_reads_the_pages_words_and_builds_the_index(hospital_pages: 
 
 def test_the_pages_lack_a_word_none_of_them_has_nor_begins(hospital_pages: None) -> None:
     """GIVEN the 100 Dutch hospital pages WHEN a phrase's words are looked up THEN a word none
-    of them holds is lacked ("galgangatresie", "porokeratose"), a word they hold, or that
-    begins a longer word of theirs ("chemo" of "chemotherapie"), is not, and neither is a phrase
-    whose words are all shorter than four letters, or an empty one."""
-    assert PAGE_WORD_MIN_CHARS == 4
+    of them holds is lacked ("galgangatresie", "porokeratose"), also beside a word they hold; a
+    word they hold, as written with accents and an apostrophe, by its stem, or as the beginning
+    of a longer word of theirs ("chemo" of "chemotherapie") is not, but a four-letter word is
+    not known from a longer word it begins; a phrase whose words are all shorter than four
+    letters, or an empty one, lacks nothing."""
     assert pages_lack_words("galgangatresie") and pages_lack_words("porokeratose van mibeli")
-    assert not pages_lack_words("factuur") and not pages_lack_words("chemo")
-    assert "chemo" not in chunk_word_counts("nl", min_chars=4)  # only as the start of a longer word
+    assert pages_lack_words("factuur galgangatresie")  # one word lacked is enough
+    assert not pages_lack_words("factuur") and not pages_lack_words("Röntgenfoto's")
+    assert not pages_lack_words("chemo")
+    assert "chemo" not in chunk_word_counts("nl", min_chars=PAGE_WORD_MIN_CHARS)  # the start of a longer word
+    assert "facturen" not in chunk_word_counts("nl", min_chars=PAGE_WORD_MIN_CHARS)
+    assert not pages_lack_words("facturen")  # the stem of "factuur"
+    words = chunk_word_counts("nl", min_chars=PAGE_WORD_MIN_CHARS)
+    four = next(w[:4] for w in sorted(words) if len(w) > 6 and w.isalpha() and w.isascii() and w[:4] not in words)
+    assert pages_lack_words(four), four  # begins a page word, but too short to be known from it
     assert not pages_lack_words("in de") and not pages_lack_words("")
+
+
+@pytest.mark.django_db
+def test_without_pages_in_the_hospitals_language_nothing_is_lacked() -> None:
+    """GIVEN an index without Dutch pages WHEN a phrase is looked up THEN nothing is known about
+    the pages, so nothing is lacked: the routing share alone decides translation, as before."""
+    from zolsearch.search.focus import medquad_lexicon_clear
+
+    medquad_lexicon_clear()
+    assert chunk_word_counts("nl", min_chars=PAGE_WORD_MIN_CHARS) == {}
+    assert not pages_lack_words("galgangatresie")
 
 
 def _understood(question: str, **overrides: object) -> tuple[str, str, str]:
@@ -174,6 +194,12 @@ def test_a_medical_word_the_pages_lack_is_searched_in_english(hospital_pages: No
     )
     medquad_lexicon_clear()
     question = "Wat is galgangatresie bij baby's?"
+    config = pipeline_config_default().with_overrides(**MEASUREMENT_OVERRIDES)
+    state = pipeline_run(request=SearchRequest(question=question, language="nl"), config=config)
+    share = routing_share(state.intent.value, state.intent_probabilities, config.source_authority_intents)
+    # what keeps it in Dutch without the flag: a leaning to the hospital's pages, an unsure type
+    assert share >= config.medical_translation_max_authority
+    assert (state.trace.understanding.qtype_confidence or 0.0) < config.medical_translation_qtype_min
     focus, expanded, _intent = _understood(question, medical_translation_pages_lack=False)
     assert focus == "" and "biliary" not in expanded
     focus, expanded, _intent = _understood(question)

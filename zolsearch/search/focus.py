@@ -60,7 +60,7 @@ import numpy as np
 from scipy import sparse
 from sklearn.feature_extraction.text import TfidfVectorizer
 
-from core.text import STOPWORDS, abbreviation_ends, text_normalise
+from core.text import STOPWORDS, abbreviation_ends, text_normalise, words_stem
 from ingestion.selectors import IndexVersionedCache, chunk_word_counts
 from taxonomy.resolver import Resolution, ngrams
 from zolsearch.search.glossary import (
@@ -590,8 +590,11 @@ PAGE_SPELL_MAX_DISTANCE = 1
 
 # The least length of a word of the hospital's pages that :func:`pages_lack_words` looks up:
 # shorter words ("arm", "oog") are too often parts of other words or abbreviations to say what
-# the pages are about. Set by hand, 2026-12-07.
+# the pages are about; and the least length of a word that is known to the pages when it begins
+# a longer word of theirs ("chemo" of "chemotherapie"; a four-letter "luis" is not known from
+# "luisteren"). Set by hand, 2026-12-07.
 PAGE_WORD_MIN_CHARS = 4
+PAGE_PREFIX_MIN_CHARS = 5
 
 
 @dataclass(frozen=True)
@@ -600,12 +603,13 @@ class _PageWords:
     each such word as the pages write it most often (``written``: normalised → written form,
     "rontgenfoto" → "röntgenfoto"), what a correction searches: neither BM25's Dutch tokenizer
     nor the Dutch Snowball stemmer folds accents; ``vocabulary``: every word of the pages of at
-    least :data:`PAGE_WORD_MIN_CHARS` letters, normalised, everyday or not, sorted
-    (:func:`pages_lack_words`)."""
+    least :data:`PAGE_WORD_MIN_CHARS` letters, normalised, everyday or not, sorted, and
+    ``stems`` their Snowball stems (:func:`pages_lack_words`)."""
 
     speller: Speller
     written: dict[str, str]
     vocabulary: tuple[str, ...] = ()
+    stems: frozenset[str] = frozenset()
 
 
 def _page_words_read() -> _PageWords | None:
@@ -622,9 +626,12 @@ def _page_words_read() -> _PageWords | None:
     everyday = word_frequencies(TARGET_LANGUAGE)
     forms: dict[str, tuple[int, str]] = {}  # normalised → (occurrences, written form) of its most frequent form
     vocabulary: set[str] = set()
-    for written, n in chunk_word_counts(TARGET_LANGUAGE, min_chars=PAGE_WORD_MIN_CHARS).items():
+    for written, n in chunk_word_counts(
+        TARGET_LANGUAGE, min_chars=min(PAGE_WORD_MIN_CHARS, SPELL_MIN_CHARS - 1)
+    ).items():
         word = text_normalise(written)
-        vocabulary.add(word)
+        if len(word) >= PAGE_WORD_MIN_CHARS:
+            vocabulary.add(word)
         if len(written) >= SPELL_MIN_CHARS - 1 and word in everyday and (n, written) > forms.get(word, (0, "")):
             forms[word] = (n, written)
     if not forms:
@@ -636,6 +643,7 @@ def _page_words_read() -> _PageWords | None:
         speller=speller,
         written={word: written for word, (_n, written) in forms.items()},
         vocabulary=tuple(sorted(vocabulary)),
+        stems=frozenset(words_stem(sorted(vocabulary), language=TARGET_LANGUAGE)),
     )
 
 
@@ -670,17 +678,30 @@ def _dictionary_words() -> frozenset[str]:
 def pages_lack_words(phrase: str) -> bool:
     """Whether the hospital's own pages (the chunks in :data:`zolsearch.search.glossary.TARGET_LANGUAGE`,
     :func:`_page_words_read`) lack a word of ``phrase`` of at least :data:`PAGE_WORD_MIN_CHARS`
-    letters, compared normalised, neither as written nor as the beginning of a longer word
-    ("chemo" is in "chemotherapie"): "galgangatresie" or "porokeratose" is in none of them, so a
-    question about it cannot be answered from them however much it reads like a question for
-    the hospital. False when ``phrase`` has no such word, or when the pages' words cannot be
-    read (no everyday word list for the language, no page in it): then nothing is known about
-    them. Read once per index version, with :func:`page_spelling`'s words."""
+    letters (letters only), compared normalised: neither as written, nor by its Snowball stem
+    ("tumoren" of "tumor"), nor, from :data:`PAGE_PREFIX_MIN_CHARS` letters, as the beginning of
+    a longer word ("chemo" of "chemotherapie"). "galgangatresie" or "porokeratose" is in none of
+    them, so a question about it cannot be answered from them however much it reads like a
+    question for the hospital. False when ``phrase`` has no such word, or when the pages hold
+    no word of an everyday word list (no such list for the language, no page in it): then
+    nothing is known about them. Read once per index version, with :func:`page_spelling`'s
+    words. Raises Django's ``DatabaseError`` when reading them fails."""
     pages = _PAGE_WORDS.get()
     if pages is None:
         return False
-    words = [w for w in text_normalise(phrase).split() if len(w) >= PAGE_WORD_MIN_CHARS]
-    return any(not _begins_a_word(w, pages.vocabulary) for w in words)
+    words = [w for w in text_normalise(phrase).split() if len(w) >= PAGE_WORD_MIN_CHARS and w.isalpha()]
+    return any(not _page_knows(w, pages) for w in words)
+
+
+def _page_knows(word: str, pages: _PageWords) -> bool:
+    """Whether ``word`` (normalised) is a word of ``pages``, has the stem of one, or, from
+    :data:`PAGE_PREFIX_MIN_CHARS` letters, begins one (:func:`_begins_a_word`)."""
+    at = bisect_left(pages.vocabulary, word)
+    if at < len(pages.vocabulary) and pages.vocabulary[at] == word:
+        return True
+    if words_stem([word], language=TARGET_LANGUAGE)[0] in pages.stems:
+        return True
+    return len(word) >= PAGE_PREFIX_MIN_CHARS and _begins_a_word(word, pages.vocabulary)
 
 
 def _begins_a_word(word: str, vocabulary: tuple[str, ...]) -> bool:

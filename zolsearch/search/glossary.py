@@ -167,7 +167,7 @@ _KNOWN_ONLY_SUFFIXES = (
 # The Dutch past participle of a verb of Latin origin, after its "ge-": "(ge)dilateerd(e)",
 # "(ge)infecteerd(e)", "(ge)differentieerd(e)"; English writes the stem with "-ed" or "-ated"
 # ("dilated", "infected", "differentiated"), taken only in a spelling the index has.
-_PARTICIPLE = re.compile(r"(\w{4,})eerde?")
+_PARTICIPLE = re.compile(r"([a-z]{4,})eerde?")
 _K_BEFORE = re.compile(r"k(?=[aoulr])")
 # Where Dutch spells a Greek or Latin medical word otherwise than English, besides its suffix
 # (Dutch spelling rules, Woordenlijst Nederlandse Taal; "lymfoom" – "lymphoma", "faryngitis" –

@@ -235,7 +235,9 @@ def _medical_english(state: SearchState, corrections: list[Correction]) -> None:
 # a question about the hospital in general, is no such intent: it also takes medical messages
 # it reads no other way ("porokeratose van mibeli volgens de huidarts. wat kan je daar aan
 # doen?"). Set by hand, 2026-12-07.
-_DESTINATION_INTENTS = frozenset({"department_search", "doctor_lookup", "practical_info", "complaint"})
+_DESTINATION_INTENTS = frozenset(
+    {Intent.DEPARTMENT_SEARCH, Intent.DOCTOR_LOOKUP, Intent.PRACTICAL_INFO, Intent.COMPLAINT}
+)
 
 
 def _pages_lack_medical_word(state: SearchState, corrections: list[Correction]) -> bool:
@@ -243,11 +245,14 @@ def _pages_lack_medical_word(state: SearchState, corrections: list[Correction]) 
     that names something is in none of the hospital's own pages
     (:func:`zolsearch.search.focus.pages_lack_words`): a dictionary word or phrase, compound or
     eponym (:func:`zolsearch.search.glossary.english_spelling`), or a cognate whose English
-    spelling is one of the index's medical words ("dysgrafie" → dysgraphia); not a generic one
-    ("kind", "behandeling"). Such a question cannot be answered from the hospital's pages,
-    whatever its routing share says, unless its intent names a place to go or an errand
-    (:data:`_DESTINATION_INTENTS`)."""
-    if state.intent.value in _DESTINATION_INTENTS:
+    spelling (a compound's: its last word) is one of the index's medical words ("dysgrafie" →
+    dysgraphia); not a generic one ("kind", "behandeling"). Such a question cannot be answered
+    from the hospital's pages, whatever its routing share says, unless its intent names a place
+    to go or an errand (:data:`_DESTINATION_INTENTS`). The eponyms of a reduced query are not
+    read here (its stop words are gone: "ziekte caffey"), only its other words. Raises what
+    :func:`zolsearch.search.glossary.medical_dictionary` and
+    :func:`zolsearch.search.focus.pages_lack_words` raise."""
+    if state.intent in _DESTINATION_INTENTS:
         return False
     asked = state.search_query or state.question
     query = text_corrected(asked, corrections) if corrections else asked
@@ -255,7 +260,7 @@ def _pages_lack_medical_word(state: SearchState, corrections: list[Correction]) 
     return any(
         pages_lack_words(unit.dutch)
         for unit in english_spelling(query, known)
-        if unit.translated and not unit.generic and (not unit.guessed or unit.english in known)
+        if unit.translated and not unit.generic and (not unit.guessed or unit.english.split()[-1] in known)
     )
 
 
