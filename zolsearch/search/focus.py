@@ -643,7 +643,7 @@ def _page_words_read() -> _PageWords | None:
         speller=speller,
         written={word: written for word, (_n, written) in forms.items()},
         vocabulary=tuple(sorted(vocabulary)),
-        stems=frozenset(words_stem(sorted(vocabulary), language=TARGET_LANGUAGE)),
+        stems=frozenset(words_stem(list(vocabulary), language=TARGET_LANGUAGE)),
     )
 
 
@@ -695,20 +695,13 @@ def pages_lack_words(phrase: str) -> bool:
 
 def _page_knows(word: str, pages: _PageWords) -> bool:
     """Whether ``word`` (normalised) is a word of ``pages``, has the stem of one, or, from
-    :data:`PAGE_PREFIX_MIN_CHARS` letters, begins one (:func:`_begins_a_word`)."""
+    :data:`PAGE_PREFIX_MIN_CHARS` letters, begins one ("chemo" of "chemotherapie"; one binary
+    search of the sorted vocabulary: the word and its longer forms sort together)."""
     at = bisect_left(pages.vocabulary, word)
-    if at < len(pages.vocabulary) and pages.vocabulary[at] == word:
+    follows = pages.vocabulary[at] if at < len(pages.vocabulary) else ""
+    if follows == word or words_stem([word], language=TARGET_LANGUAGE)[0] in pages.stems:
         return True
-    if words_stem([word], language=TARGET_LANGUAGE)[0] in pages.stems:
-        return True
-    return len(word) >= PAGE_PREFIX_MIN_CHARS and _begins_a_word(word, pages.vocabulary)
-
-
-def _begins_a_word(word: str, vocabulary: tuple[str, ...]) -> bool:
-    """Whether a word of the sorted ``vocabulary`` begins with ``word`` (is it, or a longer form
-    of it: "chemo" of "chemotherapie", "hoofdluis" of "hoofdluisbehandeling"). Binary search."""
-    at = bisect_left(vocabulary, word)
-    return at < len(vocabulary) and vocabulary[at].startswith(word)
+    return len(word) >= PAGE_PREFIX_MIN_CHARS and follows.startswith(word)
 
 
 def page_spelling(question: str, language: str, *, skip: Collection[str] = ()) -> list[Correction]:

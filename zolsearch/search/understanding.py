@@ -212,6 +212,8 @@ _DURATION_BEFORE = re.compile(
 _DURATION_AFTER = re.compile(
     r"\s*-?\s*(?:jaar|years?|year|maanden|months?|weken|weeks?)?\s*(?:geleden|ago|survival|overleving)", re.IGNORECASE
 )
+_OLD_AFTER = re.compile(r"\s*-?\s*\w+\s+(?:oud|old)\b", re.IGNORECASE)  # "18 maanden oud"
+_MEASURE_AFTER = re.compile(r"\s*(?:%|x\b|keer|times|uur|u\b|hours?|kg|g\b|cm|mm|mg|ml|l\b|dagen|days?)", re.IGNORECASE)
 _WRITER_BEFORE = re.compile(r"\b(?:ik ben|i am|i['’]m|im|je suis|j['’]ai)\s+(?:\w+\s+)?$", re.IGNORECASE)
 CHILD_MAX_AGE = 17
 
@@ -228,11 +230,11 @@ def message_ages(message: str) -> list[tuple[float, bool]]:
             continue
         said = _AGE_BEFORE.search(before) is not None
         if _MONTHS_AFTER.match(after):
-            if said or re.match(r"\s*-?\s*\w+\s+(?:oud|old)\b", after, re.IGNORECASE):
+            if said or _OLD_AFTER.match(after):
                 ages.append((0.0, True))
         elif _YEARS_AFTER.match(after):
             ages.append((float(match.group(1)), True))
-        elif said and not re.match(r"\s*(?:%|x\b|keer|times|uur|u\b|hours?|kg|g\b|cm|mm|mg|ml|l\b|dagen|days?)", after):
+        elif said and not _MEASURE_AFTER.match(after):
             ages.append((float(match.group(1)), False))
     return ages
 
@@ -265,16 +267,6 @@ def age_group(message: str) -> str:
     ):
         return "child"
     return "adult" if adult_age or _ADULT_WORDS.search(message) else ""
-
-
-def child_said(message: str) -> bool:
-    """Whether ``message`` is about a child (:func:`age_group`). Never raises."""
-    return age_group(message) == "child"
-
-
-def adult_said(message: str) -> bool:
-    """Whether ``message`` is about an adult (:func:`age_group`). Never raises."""
-    return age_group(message) == "adult"
 
 
 def routing_share(intent: str, probabilities: dict[str, float] | None, routing_intents: tuple[str, ...]) -> float:

@@ -164,6 +164,13 @@ def _spelling_focus(state: SearchState) -> list[Correction]:
 _SENTENCE_END = re.compile(r"[.?!;:]+\s*")
 
 
+def _searched_corrected(state: SearchState, corrections: list[Correction]) -> str:
+    """What retrieval searches (the reduced query, else the question) with ``corrections``'s
+    misspelled words replaced by the words they were taken for."""
+    asked = state.search_query or state.question
+    return text_corrected(asked, corrections) if corrections else asked
+
+
 def _medical_english(state: SearchState, corrections: list[Correction]) -> None:
     """A Dutch question about a condition, in English too (:func:`medical_renderings`, read
     once): the
@@ -183,7 +190,7 @@ def _medical_english(state: SearchState, corrections: list[Correction]) -> None:
     ("leukemie" → Acute Lymphocytic Leukemia, but "longkanker" stays Lung Cancer beside
     "chemo")."""
     asked = state.search_query or state.question
-    query = text_corrected(asked, corrections) if corrections else asked
+    query = _searched_corrected(state, corrections)
     # A question whose MedQuAD focus is linked already (its English name is in it) gains from
     # the question-type words alone ("prognose" → "prognosis outlook"); otherwise a word that
     # names a condition must be among those translated.
@@ -254,8 +261,7 @@ def _pages_lack_medical_word(state: SearchState, corrections: list[Correction]) 
     :func:`zolsearch.search.focus.pages_lack_words` raise."""
     if state.intent in _DESTINATION_INTENTS:
         return False
-    asked = state.search_query or state.question
-    query = text_corrected(asked, corrections) if corrections else asked
+    query = _searched_corrected(state, corrections)
     known = medquad_words()
     return any(
         pages_lack_words(unit.dutch)
