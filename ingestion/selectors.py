@@ -94,6 +94,23 @@ def chunk_word_counts(language: str, *, min_chars: int) -> dict[str, int]:
     return counts
 
 
+def heading_words(language: str, *, min_chars: int) -> frozenset[str]:
+    """The words of the titles of the documents in ``language`` and of the headings of their
+    chunks in it (runs of Unicode letters, lower-cased, in Unicode NFC, as
+    :func:`chunk_word_counts` reads them) of at least ``min_chars`` letters: what the pages are
+    about, not what they mention in passing. Two queries of distinct strings (the 100
+    hospital-nl pages: 95 titles, 400 headings); empty when nothing is in ``language``. Raises
+    Django's ``DatabaseError`` when a query fails."""
+    titles = Document.objects.filter(language=language).values_list("title", flat=True).distinct()
+    headings = Chunk.objects.filter(language=language).values_list("heading", flat=True).distinct()
+    return frozenset(
+        word
+        for text in (*titles, *headings)
+        for word in _LETTERS.findall(unicodedata.normalize("NFC", text or "").lower())
+        if len(word) >= min_chars
+    )
+
+
 def document_host_names() -> list[tuple[str, str]]:
     """The distinct ``(host, hospital name)`` pairs of the documents with a web address, sorted:
     the host is the third ``/``-separated part of ``scheme://host/...``, the name

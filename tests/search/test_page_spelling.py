@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from ingestion.models import Document, Source
-from ingestion.selectors import chunk_word_counts
+from ingestion.selectors import chunk_word_counts, heading_words
 from tests.search import HOSPITAL_NL
 from zolsearch.search.config import MEASUREMENT_OVERRIDES, pipeline_config_default
 from zolsearch.search.focus import (
@@ -154,6 +154,28 @@ def test_the_pages_lack_a_word_none_of_them_has_nor_begins(hospital_pages: None)
     assert not pages_lack_words("in de") and not pages_lack_words("")
 
 
+def test_what_the_pages_are_about_is_read_from_their_titles_and_headings(hospital_pages: None) -> None:
+    """GIVEN the 100 Dutch hospital pages and one English page WHEN the words of the Dutch
+    titles and headings are read THEN the subjects of the pages are there ("slaaponderzoek",
+    "coloscopie", "chemotherapie"), a word their text mentions in passing is not ("kunstgebit",
+    in a page on preparing for an operation; "slaapapneusyndroom" in a sleep study page's text),
+    nor the English page's title; so, counted ``about``, those words are lacked though the
+    pages' text holds them, and the subjects (and "chemo", the beginning of "chemotherapie")
+    are not."""
+    source = Source.objects.create(key="medquad-nhlbi", name="MedQuAD NHLBI")
+    Document.objects.create(source=source, external_id="medquad:test-apnea", title="Sleep Apnea", language="en")
+    about = heading_words("nl", min_chars=PAGE_WORD_MIN_CHARS)
+    text = chunk_word_counts("nl", min_chars=PAGE_WORD_MIN_CHARS)
+    assert {"slaaponderzoek", "coloscopie", "chemotherapie"} <= about
+    assert {"kunstgebit", "slaapapneusyndroom"} <= set(text) and not {"kunstgebit", "slaapapneusyndroom"} & about
+    assert "apnea" not in about and "sleep" not in about  # the English page's title is not read
+    assert all(w == w.lower() and w.isalpha() and len(w) >= PAGE_WORD_MIN_CHARS for w in about)
+    for word in ("kunstgebit", "slaapapneu"):
+        assert not pages_lack_words(word) and pages_lack_words(word, about=True), word
+    for word in ("slaaponderzoek", "coloscopie", "chemo"):
+        assert not pages_lack_words(word, about=True), word
+
+
 @pytest.mark.django_db
 def test_without_pages_in_the_hospitals_language_nothing_is_lacked() -> None:
     """GIVEN an index without Dutch pages WHEN a phrase is looked up THEN nothing is known about
@@ -162,7 +184,8 @@ def test_without_pages_in_the_hospitals_language_nothing_is_lacked() -> None:
 
     medquad_lexicon_clear()
     assert chunk_word_counts("nl", min_chars=PAGE_WORD_MIN_CHARS) == {}
-    assert not pages_lack_words("galgangatresie")
+    assert heading_words("nl", min_chars=PAGE_WORD_MIN_CHARS) == frozenset()
+    assert not pages_lack_words("galgangatresie") and not pages_lack_words("galgangatresie", about=True)
 
 
 def _understood(question: str, **overrides: object) -> tuple[str, str, str]:
@@ -174,6 +197,31 @@ def _understood(question: str, **overrides: object) -> tuple[str, str, str]:
     return understood.focus, understood.expanded, state.intent.value
 
 
+def _focus_page(focus: str, *, cui: str, subset: str) -> None:
+    """A MedQuAD page about ``focus`` stored as the MedQuAD connector stores it, and the
+    lexicon read again."""
+    source = Source.objects.create(key=f"medquad-{subset.lower()}", name=f"MedQuAD {subset}")
+    Document.objects.create(
+        source=source,
+        external_id=f"medquad:test-{focus.lower().replace(' ', '-')}",
+        title=focus,
+        language="en",
+        content_hash="x",
+        metadata={"focus": focus, "umls_cuis": [cui], "subset": subset},
+    )
+    medquad_lexicon_clear()
+
+
+def _leans_to_the_hospital(question: str) -> None:
+    """Assert what keeps the Dutch ``question`` in Dutch without the pages-lack check: a routing
+    share of at least ``medical_translation_max_authority`` and an unsure question type."""
+    config = pipeline_config_default().with_overrides(**MEASUREMENT_OVERRIDES)
+    state = pipeline_run(request=SearchRequest(question=question, language="nl"), config=config)
+    share = routing_share(state.intent.value, state.intent_probabilities, config.source_authority_intents)
+    assert share >= config.medical_translation_max_authority
+    assert (state.trace.understanding.qtype_confidence or 0.0) < config.medical_translation_qtype_min
+
+
 def test_a_medical_word_the_pages_lack_is_searched_in_english(hospital_pages: None) -> None:
     """GIVEN the hospital pages and NIDDK's "Biliary Atresia" focus (stored as the MedQuAD
     connector stores it) WHEN "Wat is galgangatresie bij baby's?" is understood THEN without
@@ -183,23 +231,9 @@ def test_a_medical_word_the_pages_lack_is_searched_in_english(hospital_pages: No
     since no hospital page has the word; a question whose intent names a place to go
     ("pijnkliniek voor chronische rugpijn bornem", whose "rugpijn" the pages lack too) is left
     in Dutch."""
-    source = Source.objects.create(key="medquad-niddk", name="MedQuAD NIDDK")
-    Document.objects.create(
-        source=source,
-        external_id="medquad:test-biliary-atresia",
-        title="Biliary Atresia",
-        language="en",
-        content_hash="x",
-        metadata={"focus": "Biliary Atresia", "umls_cuis": ["C0005411"], "subset": "NIDDK"},
-    )
-    medquad_lexicon_clear()
+    _focus_page("Biliary Atresia", cui="C0005411", subset="NIDDK")
     question = "Wat is galgangatresie bij baby's?"
-    config = pipeline_config_default().with_overrides(**MEASUREMENT_OVERRIDES)
-    state = pipeline_run(request=SearchRequest(question=question, language="nl"), config=config)
-    share = routing_share(state.intent.value, state.intent_probabilities, config.source_authority_intents)
-    # what keeps it in Dutch without the flag: a leaning to the hospital's pages, an unsure type
-    assert share >= config.medical_translation_max_authority
-    assert (state.trace.understanding.qtype_confidence or 0.0) < config.medical_translation_qtype_min
+    _leans_to_the_hospital(question)
     focus, expanded, _intent = _understood(question, medical_translation_pages_lack=False)
     assert focus == "" and "biliary" not in expanded
     focus, expanded, _intent = _understood(question)
@@ -207,3 +241,20 @@ def test_a_medical_word_the_pages_lack_is_searched_in_english(hospital_pages: No
     assert pages_lack_words("rugpijn")
     focus, expanded, intent = _understood("pijnkliniek voor chronische rugpijn bornem")
     assert intent == "department_search" and "back" not in expanded and focus == ""
+
+
+def test_a_medical_word_no_page_is_about_is_searched_in_english(hospital_pages: None) -> None:
+    """GIVEN the hospital pages and MedlinePlus's "Dentures" focus WHEN "Mijn moeder krijgt een
+    kunstgebit. Wat is dat juist, en hoe werkt dat?" is understood THEN with
+    ``medical_translation_pages_about`` off it stays in Dutch (a page mentions "kunstgebit",
+    its routing share is at least ``medical_translation_max_authority``, its question type
+    unsure), and on (the default) "dentures" is searched too and links the focus: no page is
+    about dentures. A subject of the pages ("coloscopie", a page's title) is not lacked."""
+    _focus_page("Dentures", cui="C2266651", subset="MPlusHealthTopics")
+    question = "Mijn moeder krijgt een kunstgebit. Wat is dat juist, en hoe werkt dat?"
+    _leans_to_the_hospital(question)
+    focus, expanded, _intent = _understood(question, medical_translation_pages_about=False)
+    assert focus == "" and "dentures" not in expanded
+    focus, expanded, _intent = _understood(question)
+    assert focus == "Dentures" and "dentures" in expanded.split("; ")
+    assert not pages_lack_words("coloscopie", about=True)

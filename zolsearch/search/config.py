@@ -195,6 +195,10 @@ class PipelineConfig(BaseModel):
       hospital's own pages (:func:`zolsearch.search.focus.pages_lack_words`): "Wat is
       galgangatresie bij baby's?" and "wie krijgt hoofdluis" read like questions for the
       hospital (share 0.50, 0.33), but its pages cannot answer them.
+      ``medical_translation_pages_about``: that check reads the words of the pages' titles and
+      headings only (what they are about, not what they mention in passing): "kunstgebit" is
+      in a page on preparing for an operation and "slaapapneu" begins a word of a sleep study
+      page, but no page is about dentures or sleep apnea.
       ``reduced_query_keeps_focus``: when a long message's reduced query lacks the words the
       message named its focus by (the story named it, the question sentence points to it with
       "him" or asks without a back-reference word), they are searched too.
@@ -316,6 +320,7 @@ class PipelineConfig(BaseModel):
     medical_translation_max_authority: float = Field(default=0.3, ge=0.0, le=1.0)
     medical_translation_qtype_min: float = Field(default=0.5, ge=0.0, le=1.0)
     medical_translation_pages_lack: bool = True
+    medical_translation_pages_about: bool = True
     department_intent_needs_question: bool = True
     reduced_query_keeps_focus: bool = True
     childhood_focus: bool = True
@@ -456,6 +461,7 @@ FIELDS_ADDED: dict[str, Any] = {
     "qtype_expansion_enabled": False,  # 2026-11-30: a Dutch question's type was not searched in English
     "medical_translation_qtype_min": 1.0,  # 2026-12-07: only the routing share decided translation
     "medical_translation_pages_lack": False,  # 2026-12-07: words the hospital's pages lack did not decide translation
+    "medical_translation_pages_about": False,  # 2026-12-07: a word anywhere in the hospital's pages counted as known to them
     "department_intent_needs_question": False,  # 2026-12-07: a department named anywhere made a department search
     "reduced_query_keeps_focus": False,  # 2026-12-07: a long message was searched by its reduced query alone
     "childhood_focus": False,  # 2026-12-07: a child's question kept the condition's general focus

@@ -61,7 +61,7 @@ from scipy import sparse
 from sklearn.feature_extraction.text import TfidfVectorizer
 
 from core.text import STOPWORDS, abbreviation_ends, text_normalise, words_stem
-from ingestion.selectors import IndexVersionedCache, chunk_word_counts
+from ingestion.selectors import IndexVersionedCache, chunk_word_counts, heading_words
 from taxonomy.resolver import Resolution, ngrams
 from zolsearch.search.glossary import (
     TARGET_LANGUAGE,
@@ -604,12 +604,16 @@ class _PageWords:
     "rontgenfoto" → "röntgenfoto"), what a correction searches: neither BM25's Dutch tokenizer
     nor the Dutch Snowball stemmer folds accents; ``vocabulary``: every word of the pages of at
     least :data:`PAGE_WORD_MIN_CHARS` letters, normalised, everyday or not, sorted, and
-    ``stems`` their Snowball stems (:func:`pages_lack_words`)."""
+    ``stems`` their Snowball stems; ``about`` and ``about_stems``: the same of the words of the
+    pages' titles and headings only (:func:`ingestion.selectors.heading_words`), what the pages
+    are about (:func:`pages_lack_words`)."""
 
     speller: Speller
     written: dict[str, str]
     vocabulary: tuple[str, ...] = ()
     stems: frozenset[str] = frozenset()
+    about: tuple[str, ...] = ()
+    about_stems: frozenset[str] = frozenset()
 
 
 def _page_words_read() -> _PageWords | None:
@@ -639,11 +643,14 @@ def _page_words_read() -> _PageWords | None:
     speller = Speller(
         frozenset(forms), language=TARGET_LANGUAGE, max_distance=PAGE_SPELL_MAX_DISTANCE, everyday_targets=True
     )
+    about = {text_normalise(w) for w in heading_words(TARGET_LANGUAGE, min_chars=PAGE_WORD_MIN_CHARS)}
     return _PageWords(
         speller=speller,
         written={word: written for word, (_n, written) in forms.items()},
         vocabulary=tuple(sorted(vocabulary)),
         stems=frozenset(words_stem(list(vocabulary), language=TARGET_LANGUAGE)),
+        about=tuple(sorted(about)),
+        about_stems=frozenset(words_stem(list(about), language=TARGET_LANGUAGE)),
     )
 
 
@@ -675,31 +682,35 @@ def _dictionary_words() -> frozenset[str]:
     return frozenset(w for phrase in medical_dictionary()[0] for w in phrase.split())
 
 
-def pages_lack_words(phrase: str) -> bool:
+def pages_lack_words(phrase: str, *, about: bool = False) -> bool:
     """Whether the hospital's own pages (the chunks in :data:`zolsearch.search.glossary.TARGET_LANGUAGE`,
     :func:`_page_words_read`) lack a word of ``phrase`` of at least :data:`PAGE_WORD_MIN_CHARS`
     letters (letters only), compared normalised: neither as written, nor by its Snowball stem
     ("tumoren" of "tumor"), nor, from :data:`PAGE_PREFIX_MIN_CHARS` letters, as the beginning of
     a longer word ("chemo" of "chemotherapie"). "galgangatresie" or "porokeratose" is in none of
     them, so a question about it cannot be answered from them however much it reads like a
-    question for the hospital. False when ``phrase`` has no such word, or when the pages hold
-    no word of an everyday word list (no such list for the language, no page in it): then
-    nothing is known about them. Read once per index version, with :func:`page_spelling`'s
-    words. Raises Django's ``DatabaseError`` when reading them fails."""
+    question for the hospital. With ``about``, only the words of the pages' titles and headings
+    count: "kunstgebit" is in a page on preparing for an operation (take it out) and
+    "slaapapneu" begins a word of a sleep study page's text, but no page is about either.
+    False when ``phrase`` has no such word, or when the pages hold no word of an everyday word
+    list (no such list for the language, no page in it): then nothing is known about them.
+    Read once per index version, with :func:`page_spelling`'s words. Raises Django's
+    ``DatabaseError`` when reading them fails."""
     pages = _PAGE_WORDS.get()
     if pages is None:
         return False
+    vocabulary, stems = (pages.about, pages.about_stems) if about else (pages.vocabulary, pages.stems)
     words = [w for w in text_normalise(phrase).split() if len(w) >= PAGE_WORD_MIN_CHARS and w.isalpha()]
-    return any(not _page_knows(w, pages) for w in words)
+    return any(not _page_knows(w, vocabulary, stems) for w in words)
 
 
-def _page_knows(word: str, pages: _PageWords) -> bool:
-    """Whether ``word`` (normalised) is a word of ``pages``, has the stem of one, or, from
-    :data:`PAGE_PREFIX_MIN_CHARS` letters, begins one ("chemo" of "chemotherapie"; one binary
-    search of the sorted vocabulary: the word and its longer forms sort together)."""
-    at = bisect_left(pages.vocabulary, word)
-    follows = pages.vocabulary[at] if at < len(pages.vocabulary) else ""
-    if follows == word or words_stem([word], language=TARGET_LANGUAGE)[0] in pages.stems:
+def _page_knows(word: str, vocabulary: tuple[str, ...], stems: frozenset[str]) -> bool:
+    """Whether ``word`` (normalised) is a word of ``vocabulary`` (sorted), has one of ``stems``,
+    or, from :data:`PAGE_PREFIX_MIN_CHARS` letters, begins a word of it ("chemo" of
+    "chemotherapie"; one binary search: the word and its longer forms sort together)."""
+    at = bisect_left(vocabulary, word)
+    follows = vocabulary[at] if at < len(vocabulary) else ""
+    if follows == word or words_stem([word], language=TARGET_LANGUAGE)[0] in stems:
         return True
     return len(word) >= PAGE_PREFIX_MIN_CHARS and follows.startswith(word)
 

@@ -255,7 +255,9 @@ def _pages_lack_medical_word(state: SearchState, corrections: list[Correction]) 
     spelling (a compound's: its last word) is one of the index's medical words ("dysgrafie" →
     dysgraphia); not a generic one ("kind", "behandeling"). Such a question cannot be answered
     from the hospital's pages, whatever its routing share says, unless its intent names a place
-    to go or an errand (:data:`_DESTINATION_INTENTS`). The eponyms of a reduced query are not
+    to go or an errand (:data:`_DESTINATION_INTENTS`). With
+    ``config.medical_translation_pages_about``, a word counts as the pages' only when their
+    titles or headings hold it (what they are about: "kunstgebit" is mentioned, not explained). The eponyms of a reduced query are not
     read here (its stop words are gone: "ziekte caffey"), only its other words. Raises what
     :func:`zolsearch.search.glossary.medical_dictionary` and
     :func:`zolsearch.search.focus.pages_lack_words` raise."""
@@ -264,7 +266,7 @@ def _pages_lack_medical_word(state: SearchState, corrections: list[Correction]) 
     query = _searched_corrected(state, corrections)
     known = medquad_words()
     return any(
-        pages_lack_words(unit.dutch)
+        pages_lack_words(unit.dutch, about=state.config.medical_translation_pages_about)
         for unit in english_spelling(query, known)
         if unit.translated and not unit.generic and (not unit.guessed or unit.english.split()[-1] in known)
     )
