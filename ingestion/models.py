@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from django.core.validators import MaxValueValidator
 from django.db import models
+from django.db.models.fields.json import KeyTextTransform
+from django.db.models.functions import Lower
 from django.utils.translation import gettext_lazy as _
 from pgvector.django import VectorField
 
@@ -72,7 +74,17 @@ class Document(models.Model):
         verbose_name = _("document")
         verbose_name_plural = _("documents")
         ordering = ["external_id"]
-        indexes = [models.Index(fields=["source", "language"])]
+        indexes = [
+            models.Index(fields=["source", "language"]),
+            # The pages of a MedQuAD focus that answer a question type (focus rescue,
+            # zolsearch.search.selectors.focus_qtype_chunk_ids): without it, a scan of every
+            # document's metadata per request (3.3 ms on full MedQuAD).
+            models.Index(
+                Lower(KeyTextTransform("focus", "metadata")),
+                KeyTextTransform("qtype", "metadata"),
+                name="document_focus_qtype",
+            ),
+        ]
 
     def __str__(self) -> str:
         return f"{self.external_id}: {self.title}"

@@ -425,3 +425,60 @@ def test_crag_skips_a_long_message() -> None:
     ):
         stopped = asked(question, config)
         assert stopped.trace.retrieval.crag_action == "incorrect" and stopped.outcome == Outcome.NO_RESULTS
+
+
+def _symptom_pages() -> tuple[str, list[str]]:
+    """A MedQuAD focus of the test corpus named in at least two words with the external ids of
+    its documents answering "symptoms" (first found, by document id)."""
+    rows = Document.objects.filter(metadata__qtype="symptoms").order_by("id")
+    for focus in rows.values_list("metadata__focus", flat=True):
+        if isinstance(focus, str) and len(focus.split()) >= 2 and focus.replace(" ", "").isalpha():
+            same = rows.filter(metadata__focus__iexact=focus)
+            return focus, list(same.values_list("external_id", flat=True))
+    raise AssertionError("the test corpus has no two-word focus with a symptoms answer")
+
+
+def test_the_selector_finds_the_first_chunk_of_each_page_of_a_focus_and_type() -> None:
+    """GIVEN the test corpus WHEN the chunks of a focus's "symptoms" pages are asked for, in
+    another case THEN each such page's first chunk is found, none of another type or focus,
+    at most ``limit``; nothing for no focus, no type or no room."""
+    from zolsearch.search.selectors import focus_qtype_chunk_ids
+
+    focus, external_ids = _symptom_pages()
+    ids = focus_qtype_chunk_ids(foci=[focus.upper()], qtype="symptoms", limit=10)
+    chunks = Chunk.objects.filter(id__in=ids).select_related("document")
+    assert sorted(c.document.external_id for c in chunks) == sorted(external_ids)
+    assert all(c.position == min(c.document.chunks.values_list("position", flat=True)) for c in chunks)
+    assert focus_qtype_chunk_ids(foci=[focus], qtype="symptoms", limit=1) == ids[:1]
+    assert not focus_qtype_chunk_ids(foci=[focus], qtype="no such type", limit=10)
+    assert not focus_qtype_chunk_ids(foci=[], qtype="symptoms", limit=10)
+    assert not focus_qtype_chunk_ids(foci=[focus], qtype="symptoms", limit=0)
+
+
+def test_focus_rescue_adds_the_linked_focuss_answer_to_the_question_type() -> None:
+    """GIVEN pools of one candidate per retriever, so the candidates may lack the page that
+    answers the question, WHEN "What are the symptoms of <focus>?" is searched THEN the focus's
+    "symptoms" pages join the candidates (``trace.retrieval.focus_rescued`` counts them); with
+    ``focus_rescue_max_chunks`` 0, or a one-word minimum the name does not reach, they do
+    not."""
+    focus, external_ids = _symptom_pages()
+    config = pipeline_config_default().with_overrides(
+        dense_candidates=1,
+        lexical_candidates=1,
+        keyword_rescue_enabled=False,
+        reranker="",
+        crag_enabled=False,
+        gate_enabled=False,
+    )
+    request = SearchRequest(question=f"What are the symptoms of {focus}?", language="en")
+    rescued = pipeline_run(request=request, config=config)
+    assert rescued.focus is not None and rescued.focus.text.lower() == focus.lower()
+    assert rescued.qtype == "symptoms"
+    found = {rescued.chunks[i].document.external_id for i, _ in rescued.fused}
+    assert set(external_ids[: config.focus_rescue_max_chunks]) <= found
+    off = pipeline_run(request=request, config=config.with_overrides(focus_rescue_max_chunks=0))
+    assert rescued.trace.retrieval.focus_rescued == len(rescued.fused) - len(off.fused) > 0
+    assert off.trace.retrieval.focus_rescued == 0
+    words = len(rescued.focus.matched.split())
+    short = pipeline_run(request=request, config=config.with_overrides(focus_rescue_min_words=words + 1))
+    assert [i for i, _ in short.fused] == [i for i, _ in off.fused]

@@ -110,6 +110,12 @@ class PipelineConfig(BaseModel):
     - ``keyword_rescue_enabled``: question terms of ≥ ``keyword_rescue_min_chars`` characters,
       not stop words, absent from every candidate, are searched on their own; up to
       ``keyword_rescue_max_chunks`` chunks join the candidates (seed 003).
+    - ``focus_rescue_max_chunks``: the pages of the question's linked MedQuAD focus that answer
+      its question type ("wat is ALS precies?": each site's "What is (are) Amyotrophic Lateral
+      Sclerosis?") join the candidates when neither retriever returned them, up to this many
+      (0: off); only for a focus the question names in at least ``focus_rescue_min_words``
+      words (a one-word focus is more often a generic word of the story, "bloedarmoede" beside
+      "5q min syndroom").
     - ``crag_enabled`` / ``crag_upper`` / ``crag_lower``: CRAG (Yan et al., 2024) over the
       rerank scores: confidence ≥ upper → correct; < lower → incorrect (fallback that routes to a
       human); else ambiguous → retrieve again deeper (the caller's filters kept), stopped when
@@ -336,6 +342,8 @@ class PipelineConfig(BaseModel):
     keyword_rescue_enabled: bool = True
     keyword_rescue_min_chars: int = Field(default=6, ge=1, le=50)
     keyword_rescue_max_chunks: int = Field(default=3, ge=0, le=50)
+    focus_rescue_max_chunks: int = Field(default=4, ge=0, le=50)
+    focus_rescue_min_words: int = Field(default=2, ge=1, le=10)
     # On since 2026-11-29 with the three bypasses below: by the reviewers' labels of the drafts it
     # turns 10 served wrong answers into the fallback and loses 1 good one (docs/EVALUATION.md,
     # "CRAG judged by the labels"); ablation studies 3 and 4 had it off, judged by the judge alone.
@@ -462,6 +470,7 @@ FIELDS_ADDED: dict[str, Any] = {
     "medical_translation_qtype_min": 1.0,  # 2026-12-07: only the routing share decided translation
     "medical_translation_pages_lack": False,  # 2026-12-07: words the hospital's pages lack did not decide translation
     "medical_translation_pages_about": False,  # 2026-12-07: a word anywhere in the hospital's pages counted as known to them
+    "focus_rescue_max_chunks": 0,  # 2026-12-07: only the retrievers and keyword rescue gave candidates
     "department_intent_needs_question": False,  # 2026-12-07: a department named anywhere made a department search
     "reduced_query_keeps_focus": False,  # 2026-12-07: a long message was searched by its reduced query alone
     "childhood_focus": False,  # 2026-12-07: a child's question kept the condition's general focus

@@ -171,7 +171,9 @@ class UnderstandingTrace(_Trace):
 class RetrievalTrace(_Trace):
     """How the candidates were ranked: ``reranker`` (model key, "" when off), ``rerank_error``
     (the reranker failed: fused order kept), ``rescued_terms`` (keyword rescue: terms no
-    candidate contained, searched on their own), ``think_harder`` (deeper pools), and CRAG's
+    candidate contained, searched on their own), ``focus_rescued`` (chunks of the linked
+    focus's answers to the question type that joined the candidates, focus rescue),
+    ``think_harder`` (deeper pools), and CRAG's
     ``crag_confidence`` (0.5·top + 0.3·mean(top 3) + 0.2·gap of the rerank scores, [0, 1]),
     ``crag_action`` (correct, ambiguous, incorrect, bypass, off), ``crag_refined`` (the
     ambiguous case retrieved again with deeper, relaxed pools) and ``crag_refined_confidence``;
@@ -181,6 +183,7 @@ class RetrievalTrace(_Trace):
     reranker: str = ""
     rerank_error: str = ""
     rescued_terms: list[str] = Field(default_factory=list)
+    focus_rescued: int = 0
     think_harder: bool = False
     crag_confidence: float | None = None
     crag_action: str = ""

@@ -21,7 +21,14 @@ from zolsearch.search.stages.compose import ComposeStage
 from zolsearch.search.stages.followup import FollowUpStage
 from zolsearch.search.stages.generate import GenerationStage
 from zolsearch.search.stages.quality_gate import GateStage
-from zolsearch.search.stages.rerank import CragStage, FilcoStage, KeywordRescueStage, RerankCutStage, RerankStage
+from zolsearch.search.stages.rerank import (
+    CragStage,
+    FilcoStage,
+    FocusRescueStage,
+    KeywordRescueStage,
+    RerankCutStage,
+    RerankStage,
+)
 from zolsearch.search.stages.retrieval import DenseRetrievalStage, EmbedQueryStage, FusionStage, LexicalRetrievalStage
 from zolsearch.search.stages.safety import InputGuardStage, OutputGuardStage, RedFlagModelStage, RedFlagStage
 from zolsearch.search.stages.taxonomy import TaxonomyStage
@@ -58,6 +65,7 @@ STAGES: tuple[Stage, ...] = (
     LexicalRetrievalStage(),
     FusionStage(),
     KeywordRescueStage(),
+    FocusRescueStage(),
     RerankStage(),
     RerankCutStage(),
     CragStage(),

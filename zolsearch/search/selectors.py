@@ -223,6 +223,26 @@ def chunks_lexical_search(
     return backend, rows
 
 
+def focus_qtype_chunk_ids(
+    *, foci: Sequence[str], qtype: str, limit: int, languages: Sequence[str] = (), sources: Sequence[str] = ()
+) -> list[int]:
+    """Ids of the first chunk of each document whose MedQuAD ``metadata["focus"]`` is one of
+    ``foci`` (compared lower-cased) and whose ``metadata["qtype"]`` is ``qtype``, at most
+    ``limit``, by document id (one query; the request's ``languages`` and ``sources`` filters
+    apply). ``[]`` for no foci, an empty qtype or ``limit`` < 1."""
+    if not foci or not qtype or limit < 1:
+        return []
+    filter_sql, filter_params = _filter_sql(languages, sources)
+    sql = (
+        "SELECT DISTINCT ON (d.id) c.id FROM ingestion_document d JOIN ingestion_chunk c ON c.document_id = d.id "
+        f"WHERE lower(d.metadata->>'focus') = ANY(%s) AND d.metadata->>'qtype' = %s{filter_sql} "
+        "ORDER BY d.id, c.position LIMIT %s"
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [[f.lower() for f in foci], qtype, *filter_params, limit])
+        return [row[0] for row in cursor.fetchall()]
+
+
 def chunks_by_ids(ids: Sequence[int]) -> dict[int, Chunk]:
     """Chunks with their document and source, keyed by id (one query)."""
     return {c.id: c for c in Chunk.objects.filter(id__in=list(ids)).select_related("document__source")}

@@ -53,6 +53,14 @@ def rescue_terms(
     return [w for w in words if w not in haystack]
 
 
+def candidates_append(state: SearchState, ids: list[int]) -> None:
+    """Add the chunks ``ids`` (not yet candidates) to ``state.chunks`` and after the fused ones,
+    at half the lowest fused score (the reranker ranks them; without it they stay last)."""
+    floor = min((score for _, score in state.fused), default=1.0)
+    state.chunks.update(selectors.chunks_by_ids(ids))
+    state.fused = state.fused + [(i, floor * 0.5) for i in ids if i in state.chunks]
+
+
 class KeywordRescueStage(Stage):
     """Rare terms the candidates lack are searched on their own (BM25, one query per term);
     up to ``keyword_rescue_max_chunks`` new chunks join the candidates, after the fused ones."""
@@ -91,9 +99,49 @@ class KeywordRescueStage(Stage):
         added = added[:limit]
         if not added:
             return
-        floor = min((score for _, score in state.fused), default=1.0)
-        state.chunks.update(selectors.chunks_by_ids(added))
-        state.fused = state.fused + [(i, floor * 0.5) for i in added if i in state.chunks]
+        candidates_append(state, added)
+
+
+class FocusRescueStage(Stage):
+    """The pages of the question's linked MedQuAD focus that answer its question type join the
+    candidates when neither retriever returned them (up to ``focus_rescue_max_chunks``, their
+    first chunks, after the fused ones, as keyword rescue adds its chunks): "wat is ALS
+    precies? mijn oom kreeg net de diagnose amyotrofische laterale sclerose" is reduced to the
+    story's words, and 20 chunks of each retriever held GHR's and GARD's other ALS answers but
+    no site's "What is (are) Amyotrophic Lateral Sclerosis?". The reranker then ranks them with
+    the rest (its focus and question-type features). Only for a focus the question names in at
+    least ``focus_rescue_min_words`` words: a one-word focus is more often a generic word of
+    the story ("bloedarmoede", Anemia, beside "5q min syndroom"), whose pages then won on
+    the dev sets. Measured in docs/EVALUATION.md, "The linked focus's answers as candidates"."""
+
+    name = "focus_rescue"
+    cached = True
+    reads = frozenset({"request", "focus", "qtype", "config", "fused", "chunks"})
+    adds = frozenset({"fused", "chunks"})
+
+    def applies(self, state: SearchState) -> bool:
+        return (
+            state.config.focus_rescue_max_chunks > 0
+            and state.focus is not None
+            and state.focus.source == "medquad"
+            and state.qtype not in ("", "none")
+            and len(state.focus.matched.split()) >= state.config.focus_rescue_min_words
+        )
+
+    def run(self, state: SearchState) -> None:
+        assert state.focus is not None
+        ids = selectors.focus_qtype_chunk_ids(
+            foci=[state.focus.text],
+            qtype=state.qtype,
+            limit=state.config.focus_rescue_max_chunks,
+            languages=state.request.languages,
+            sources=state.request.sources,
+        )
+        added = [i for i in ids if i not in state.chunks]
+        state.trace.retrieval.focus_rescued = len(added)
+        if not added:
+            return
+        candidates_append(state, added)
 
 
 def rerank_apply(
