@@ -127,15 +127,11 @@ def test_two_sites_names_of_one_condition_pair_one_to_one() -> None:
     assert focus_equivalents_pair({}) == {}
 
 
-def test_a_page_is_about_the_name_another_site_gives_its_condition(slice_dir: Path) -> None:
-    """GIVEN the test corpus (NINDS's "Alpers' Disease" among it) and the slice's real GHR file
-    on "Alpers-Huttenlocher syndrome", which lists "Alpers disease" among its UMLS synonyms,
-    ingested beside it, and "Achondrogenesis", which two of its types list WHEN a question
-    about Alpers-Huttenlocher syndrome is featurised THEN with ``foci_equivalents`` NINDS's
-    pages' ``focus_match`` is 1 as GHR's is (NINDS lists no synonyms), without it only GHR's;
-    the family name stays unpaired."""
+def _ghr_alpers_ingested(slice_dir: Path) -> None:
+    """The slice's real GHR file on "Alpers-Huttenlocher syndrome" ingested beside the test
+    corpus (NINDS's "Alpers' Disease" among it), and the lexicon read again."""
     from ingestion.connectors.medquad import MedQuADConnector
-    from zolsearch.search.focus import document_foci, focus_equivalents, medquad_lexicon_clear
+    from zolsearch.search.focus import medquad_lexicon_clear
 
     connector = MedQuADConnector()
     records = list(connector.records(slice_dir / "3_GHR_QA" / "0000038.xml"))
@@ -143,6 +139,18 @@ def test_a_page_is_about_the_name_another_site_gives_its_condition(slice_dir: Pa
     source, _ = Source.objects.get_or_create(key=connector.source_key, defaults={"name": connector.source_name})
     documents_upsert(source=source, records=records, provider=embedding_provider_get())
     medquad_lexicon_clear()
+
+
+def test_a_page_is_about_the_name_another_site_gives_its_condition(slice_dir: Path) -> None:
+    """GIVEN the test corpus (NINDS's "Alpers' Disease" among it) and the slice's real GHR file
+    on "Alpers-Huttenlocher syndrome", which lists "Alpers disease" among its UMLS synonyms,
+    ingested beside it, and "Achondrogenesis", which two of its types list WHEN a question
+    about Alpers-Huttenlocher syndrome is featurised THEN with ``foci_equivalents`` NINDS's
+    pages' ``focus_match`` is 1 as GHR's is (NINDS lists no synonyms), without it only GHR's;
+    the family name stays unpaired."""
+    from zolsearch.search.focus import document_foci, focus_equivalents, medquad_lexicon_clear
+
+    _ghr_alpers_ingested(slice_dir)
     pairs = focus_equivalents()
     assert pairs.get("alpers disease", "") == "alpers huttenlocher syndrome"
     assert pairs.get("alpers huttenlocher syndrome", "") == "alpers disease"
@@ -482,3 +490,34 @@ def test_focus_rescue_adds_the_linked_focuss_answer_to_the_question_type() -> No
     words = len(rescued.focus.matched.split())
     short = pipeline_run(request=request, config=config.with_overrides(focus_rescue_min_words=words + 1))
     assert [i for i, _ in short.fused] == [i for i, _ in off.fused]
+
+
+def test_focus_rescue_reads_the_name_another_site_gives_the_condition(slice_dir: Path) -> None:
+    """GIVEN GHR's "Alpers-Huttenlocher syndrome" ingested beside NINDS's "Alpers' Disease"
+    (one condition: GHR lists NINDS's name among its synonyms) and pools of one candidate per
+    retriever WHEN "What is Alpers-Huttenlocher syndrome?" is searched THEN focus rescue adds
+    both sites' "information" pages, NINDS's written as NINDS writes it (with its apostrophe);
+    without ``foci_equivalents`` only GHR's."""
+    from zolsearch.search.focus import medquad_lexicon_clear
+
+    _ghr_alpers_ingested(slice_dir)
+    config = pipeline_config_default().with_overrides(
+        dense_candidates=1,
+        lexical_candidates=1,
+        keyword_rescue_enabled=False,
+        reranker="",
+        crag_enabled=False,
+        gate_enabled=False,
+    )
+    request = SearchRequest(question="What is Alpers-Huttenlocher syndrome?", language="en")
+
+    def pages(**overrides: object) -> set[str]:
+        state = pipeline_run(request=request, config=config.with_overrides(**overrides))
+        assert state.focus is not None and state.focus.text == "Alpers-Huttenlocher syndrome"
+        assert state.qtype == "information"
+        return {state.chunks[i].document.external_id for i, _ in state.fused}
+
+    assert {"medquad:GHR:0000038:1", "medquad:NINDS:0000015:1"} <= pages()
+    without = pages(foci_equivalents=False)
+    assert "medquad:GHR:0000038:1" in without and "medquad:NINDS:0000015:1" not in without
+    medquad_lexicon_clear()  # the next test's corpus has no GHR page

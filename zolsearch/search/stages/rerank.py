@@ -16,6 +16,7 @@ from ingestion.models import Chunk
 from zolsearch.search import selectors
 from zolsearch.search.contract import Intent, Outcome
 from zolsearch.search.filco import filco_keep, kept_vector
+from zolsearch.search.focus import focus_equivalents, medquad_lexicon
 from zolsearch.search.rerank import rerank_candidates
 from zolsearch.search.sites import SiteMatcher, index_site_labels, own_page_site
 from zolsearch.search.stages.base import SearchState, Stage, StopPipeline
@@ -112,7 +113,10 @@ class FocusRescueStage(Stage):
     the rest (its focus and question-type features). Only for a focus the question names in at
     least ``focus_rescue_min_words`` words: a one-word focus is more often a generic word of
     the story ("bloedarmoede", Anemia, beside "5q min syndroom"), whose pages then won on
-    the dev sets. Measured in docs/EVALUATION.md, "The linked focus's answers as candidates"."""
+    the dev sets. With ``foci_equivalents``, the pages of the focus another site names the same
+    condition by are read too (GHR's "Alpers-Huttenlocher syndrome" and NINDS's "Alpers'
+    Disease", :func:`zolsearch.search.focus.focus_equivalents`). Measured in
+    docs/EVALUATION.md, "The linked focus's answers as candidates"."""
 
     name = "focus_rescue"
     cached = True
@@ -130,8 +134,13 @@ class FocusRescueStage(Stage):
 
     def run(self, state: SearchState) -> None:
         assert state.focus is not None
+        foci = [state.focus.text]
+        if state.config.foci_equivalents and (same := focus_equivalents().get(text_normalise(state.focus.text))):
+            # the other site's name of the condition, as that site writes it ("Alpers' Disease")
+            term = medquad_lexicon().get(same)
+            foci.append(term.focus if term is not None else same)
         ids = selectors.focus_qtype_chunk_ids(
-            foci=[state.focus.text],
+            foci=foci,
             qtype=state.qtype,
             limit=state.config.focus_rescue_max_chunks,
             languages=state.request.languages,
