@@ -435,28 +435,41 @@ def test_crag_skips_a_long_message() -> None:
         assert stopped.trace.retrieval.crag_action == "incorrect" and stopped.outcome == Outcome.NO_RESULTS
 
 
-def _symptom_pages() -> tuple[str, list[str]]:
-    """A MedQuAD focus of the test corpus named in at least two words with the external ids of
-    its documents answering "symptoms" (first found, by document id)."""
+def _symptom_foci() -> list[tuple[str, list[str]]]:
+    """The MedQuAD foci of the test corpus named in at least two words, each with the web
+    addresses of its documents answering "symptoms" (by document id, each once)."""
     rows = Document.objects.filter(metadata__qtype="symptoms").order_by("id")
-    for focus in rows.values_list("metadata__focus", flat=True):
+    foci: dict[str, list[str]] = {}
+    for focus, url in rows.values_list("metadata__focus", "url"):
         if isinstance(focus, str) and len(focus.split()) >= 2 and focus.replace(" ", "").isalpha():
-            same = rows.filter(metadata__focus__iexact=focus)
-            return focus, list(same.values_list("external_id", flat=True))
-    raise AssertionError("the test corpus has no two-word focus with a symptoms answer")
+            urls = foci.setdefault(focus, [])
+            if url not in urls:
+                urls.append(url)
+    assert len(foci) >= 2, "the test corpus has fewer than two two-word foci with a symptoms answer"
+    return list(foci.items())
+
+
+def _symptom_pages() -> tuple[str, list[str]]:
+    """The first of :func:`_symptom_foci`."""
+    return _symptom_foci()[0]
 
 
 def test_the_selector_finds_the_first_chunk_of_each_page_of_a_focus_and_type() -> None:
     """GIVEN the test corpus WHEN the chunks of a focus's "symptoms" pages are asked for, in
-    another case THEN each such page's first chunk is found, none of another type or focus,
-    at most ``limit``; nothing for no focus, no type or no room."""
+    another case THEN the first chunk of each such page (web address) is found once, none of
+    another type or focus, the first focus's pages before the next's, at most ``limit``;
+    nothing for no focus, no type or no room."""
     from zolsearch.search.selectors import focus_qtype_chunk_ids
 
-    focus, external_ids = _symptom_pages()
+    (focus, urls), (other, other_urls) = _symptom_foci()[:2]
     ids = focus_qtype_chunk_ids(foci=[focus.upper()], qtype="symptoms", limit=10)
     chunks = Chunk.objects.filter(id__in=ids).select_related("document")
-    assert sorted(c.document.external_id for c in chunks) == sorted(external_ids)
+    assert sorted(c.document.url for c in chunks) == sorted(urls)
     assert all(c.position == min(c.document.chunks.values_list("position", flat=True)) for c in chunks)
+    assert all(c.document.metadata["qtype"] == "symptoms" for c in chunks)
+    both = focus_qtype_chunk_ids(foci=[other, focus], qtype="symptoms", limit=10)
+    by_id = {c.id: c.document.url for c in Chunk.objects.filter(id__in=both).select_related("document")}
+    assert [by_id[i] for i in both] == [*other_urls, *urls]  # the first focus's pages first
     assert focus_qtype_chunk_ids(foci=[focus], qtype="symptoms", limit=1) == ids[:1]
     assert not focus_qtype_chunk_ids(foci=[focus], qtype="no such type", limit=10)
     assert not focus_qtype_chunk_ids(foci=[], qtype="symptoms", limit=10)
@@ -469,7 +482,7 @@ def test_focus_rescue_adds_the_linked_focuss_answer_to_the_question_type() -> No
     "symptoms" pages join the candidates (``trace.retrieval.focus_rescued`` counts them); with
     ``focus_rescue_max_chunks`` 0, or a one-word minimum the name does not reach, they do
     not."""
-    focus, external_ids = _symptom_pages()
+    focus, urls = _symptom_pages()
     config = pipeline_config_default().with_overrides(
         dense_candidates=1,
         lexical_candidates=1,
@@ -482,8 +495,8 @@ def test_focus_rescue_adds_the_linked_focuss_answer_to_the_question_type() -> No
     rescued = pipeline_run(request=request, config=config)
     assert rescued.focus is not None and rescued.focus.text.lower() == focus.lower()
     assert rescued.qtype == "symptoms"
-    found = {rescued.chunks[i].document.external_id for i, _ in rescued.fused}
-    assert set(external_ids[: config.focus_rescue_max_chunks]) <= found
+    found = {rescued.chunks[i].document.url for i, _ in rescued.fused}
+    assert set(urls[: config.focus_rescue_max_chunks]) <= found
     off = pipeline_run(request=request, config=config.with_overrides(focus_rescue_max_chunks=0))
     assert rescued.trace.retrieval.focus_rescued == len(rescued.fused) - len(off.fused) > 0
     assert off.trace.retrieval.focus_rescued == 0

@@ -226,20 +226,25 @@ def chunks_lexical_search(
 def focus_qtype_chunk_ids(
     *, foci: Sequence[str], qtype: str, limit: int, languages: Sequence[str] = (), sources: Sequence[str] = ()
 ) -> list[int]:
-    """Ids of the first chunk of each document whose MedQuAD ``metadata["focus"]`` is one of
-    ``foci`` (compared lower-cased) and whose ``metadata["qtype"]`` is ``qtype``, at most
-    ``limit``, by document id (one query; the request's ``languages`` and ``sources`` filters
-    apply). ``[]`` for no foci, an empty qtype or ``limit`` < 1."""
+    """Ids of the first chunk of each page (web address) whose MedQuAD ``metadata["focus"]`` is
+    one of ``foci`` (compared lower-cased) and whose ``metadata["qtype"]`` is ``qtype``: the
+    pages of the first focus first, then of the next, each by document id (a page of several
+    QA pairs of the type, as NIHSeniorHealth's, counts once, by its first); at most ``limit``
+    (one query on the ``document_focus_qtype`` index; the request's ``languages`` and
+    ``sources`` filters apply). ``[]`` for no foci, an empty qtype or ``limit`` < 1."""
     if not foci or not qtype or limit < 1:
         return []
     filter_sql, filter_params = _filter_sql(languages, sources)
     sql = (
-        "SELECT DISTINCT ON (d.id) c.id FROM ingestion_document d JOIN ingestion_chunk c ON c.document_id = d.id "
+        "SELECT id FROM (SELECT DISTINCT ON (d.url) c.id, d.id AS document, "
+        "array_position(%s, lower(d.metadata->>'focus')) AS focus "
+        "FROM ingestion_document d JOIN ingestion_chunk c ON c.document_id = d.id "
         f"WHERE lower(d.metadata->>'focus') = ANY(%s) AND d.metadata->>'qtype' = %s{filter_sql} "
-        "ORDER BY d.id, c.position LIMIT %s"
+        "ORDER BY d.url, d.id, c.position) AS pages ORDER BY focus, document LIMIT %s"
     )
+    lowered = [f.lower() for f in foci]
     with connection.cursor() as cursor:
-        cursor.execute(sql, [[f.lower() for f in foci], qtype, *filter_params, limit])
+        cursor.execute(sql, [lowered, lowered, qtype, *filter_params, limit])
         return [row[0] for row in cursor.fetchall()]
 
 
