@@ -99,10 +99,10 @@ def heading_words(language: str, *, min_chars: int) -> frozenset[str]:
     chunks in it (runs of Unicode letters, lower-cased, in Unicode NFC, as
     :func:`chunk_word_counts` reads them) of at least ``min_chars`` letters: what the pages are
     about, not what they mention in passing. Two queries of distinct strings (the 100
-    hospital-nl pages: 95 titles, 400 headings); empty when nothing is in ``language``. Raises
+    hospital-nl pages: 92 titles, no headings, 152 words of four letters or more); empty when nothing is in ``language``. Raises
     Django's ``DatabaseError`` when a query fails."""
-    titles = Document.objects.filter(language=language).values_list("title", flat=True).distinct()
-    headings = Chunk.objects.filter(language=language).values_list("heading", flat=True).distinct()
+    titles = Document.objects.filter(language=language).order_by().values_list("title", flat=True).distinct()
+    headings = Chunk.objects.filter(language=language).order_by().values_list("heading", flat=True).distinct()
     return frozenset(
         word
         for text in (*titles, *headings)

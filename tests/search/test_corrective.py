@@ -478,16 +478,17 @@ def test_the_selector_finds_the_first_chunk_of_each_page_of_a_focus_and_type() -
 
 def test_focus_rescue_adds_the_linked_focuss_answer_to_the_question_type() -> None:
     """GIVEN pools of one candidate per retriever, so the candidates may lack the page that
-    answers the question, WHEN "What are the symptoms of <focus>?" is searched THEN the focus's
-    "symptoms" pages join the candidates (``trace.retrieval.focus_rescued`` counts them); with
-    ``focus_rescue_max_chunks`` 0, or a one-word minimum the name does not reach, they do
-    not."""
+    answers the question, and the feature reranker WHEN "What are the symptoms of <focus>?" is
+    searched THEN the focus's "symptoms" pages join the candidates
+    (``trace.retrieval.focus_rescued`` counts them); with ``focus_rescue_max_chunks`` 0, with a
+    minimum of words the focus's name does not reach, or without a reranker (whose cut to
+    ``top_k`` would drop them) they do not."""
     focus, urls = _symptom_pages()
     config = pipeline_config_default().with_overrides(
         dense_candidates=1,
         lexical_candidates=1,
         keyword_rescue_enabled=False,
-        reranker="",
+        reranker="features-lr",
         crag_enabled=False,
         gate_enabled=False,
     )
@@ -502,7 +503,10 @@ def test_focus_rescue_adds_the_linked_focuss_answer_to_the_question_type() -> No
     assert off.trace.retrieval.focus_rescued == 0
     words = len(rescued.focus.matched.split())
     short = pipeline_run(request=request, config=config.with_overrides(focus_rescue_min_words=words + 1))
-    assert [i for i, _ in short.fused] == [i for i, _ in off.fused]
+    assert sorted(i for i, _ in short.fused) == sorted(i for i, _ in off.fused)
+    assert short.trace.retrieval.focus_rescued == 0
+    unranked = pipeline_run(request=request, config=config.with_overrides(reranker=""))
+    assert unranked.trace.retrieval.focus_rescued == 0 and "focus_rescue" not in unranked.timings_ms
 
 
 def test_focus_rescue_reads_the_name_another_site_gives_the_condition(slice_dir: Path) -> None:
@@ -518,7 +522,7 @@ def test_focus_rescue_reads_the_name_another_site_gives_the_condition(slice_dir:
         dense_candidates=1,
         lexical_candidates=1,
         keyword_rescue_enabled=False,
-        reranker="",
+        reranker="features-lr",
         crag_enabled=False,
         gate_enabled=False,
     )
@@ -530,7 +534,33 @@ def test_focus_rescue_reads_the_name_another_site_gives_the_condition(slice_dir:
         assert state.qtype == "information"
         return {state.chunks[i].document.external_id for i, _ in state.fused}
 
-    assert {"medquad:GHR:0000038:1", "medquad:NINDS:0000015:1"} <= pages()
-    without = pages(foci_equivalents=False)
-    assert "medquad:GHR:0000038:1" in without and "medquad:NINDS:0000015:1" not in without
-    medquad_lexicon_clear()  # the next test's corpus has no GHR page
+    try:
+        assert {"medquad:GHR:0000038:1", "medquad:NINDS:0000015:1"} <= pages()
+        without = pages(foci_equivalents=False)
+        assert "medquad:GHR:0000038:1" in without and "medquad:NINDS:0000015:1" not in without
+    finally:
+        medquad_lexicon_clear()  # the next test's corpus has no GHR page
+
+
+def test_a_page_of_several_pairs_of_the_type_counts_once(slice_dir: Path) -> None:
+    """GIVEN NIHSeniorHealth's real "Age-related Macular Degeneration" file (nine "information"
+    QA pairs under one web address) ingested beside the test corpus WHEN its "information"
+    pages are asked for THEN the one page counts once, by its first pair's first chunk; the
+    request's source filter keeps it or leaves it out, and a language filter it does not match
+    leaves it out."""
+    from ingestion.connectors.medquad import MedQuADConnector
+    from zolsearch.search.selectors import focus_qtype_chunk_ids
+
+    connector = MedQuADConnector()
+    records = list(connector.records(slice_dir / "7_SeniorHealth_QA" / "0000001.xml"))
+    source, _ = Source.objects.get_or_create(key=connector.source_key, defaults={"name": connector.source_name})
+    documents_upsert(source=source, records=records, provider=embedding_provider_get())
+    focus = "Age-related Macular Degeneration"
+    pairs = Document.objects.filter(metadata__focus=focus, metadata__qtype="information").order_by("id")
+    assert pairs.count() == 9 and len(set(pairs.values_list("url", flat=True))) == 1
+    ids = focus_qtype_chunk_ids(foci=[focus], qtype="information", limit=4)
+    first = Chunk.objects.filter(document=pairs.first()).order_by("position").first()
+    assert first is not None and ids == [first.id]
+    assert focus_qtype_chunk_ids(foci=[focus], qtype="information", limit=4, sources=[source.key]) == ids
+    assert focus_qtype_chunk_ids(foci=[focus], qtype="information", limit=4, sources=["no-such-source"]) == []
+    assert focus_qtype_chunk_ids(foci=[focus], qtype="information", limit=4, languages=["nl"]) == []

@@ -113,9 +113,13 @@ class PipelineConfig(BaseModel):
     - ``focus_rescue_max_chunks``: the pages of the question's linked MedQuAD focus that answer
       its question type ("wat is ALS precies?": each site's "What is (are) Amyotrophic Lateral
       Sclerosis?") join the candidates when neither retriever returned them, up to this many
-      (0: off); only for a focus the question names in at least ``focus_rescue_min_words``
-      words (a one-word focus is more often a generic word of the story, "bloedarmoede" beside
-      "5q min syndroom").
+      (0: off; with ``foci_equivalents`` also the pages of the focus another site names the
+      same condition by); only for a focus the question names in at least
+      ``focus_rescue_min_words`` words (a one-word focus is more often a generic word of the
+      story, "bloedarmoede" beside "5q min syndroom"). Both defaults (4: as many pages as sites
+      answer one question; 2) were chosen on the dev sets, docs/EVALUATION.md "What the
+      hospital's pages are about, and the linked focus's answers as candidates"; only with a
+      reranker serving the language.
     - ``crag_enabled`` / ``crag_upper`` / ``crag_lower``: CRAG (Yan et al., 2024) over the
       rerank scores: confidence ≥ upper → correct; < lower → incorrect (fallback that routes to a
       human); else ambiguous → retrieve again deeper (the caller's filters kept), stopped when

@@ -623,8 +623,9 @@ def _page_words_read() -> _PageWords | None:
     everyday word list (:func:`zolsearch.search.spelling.word_frequencies`: a page's own typo or
     a proper name is not a target), corrected to at :data:`PAGE_SPELL_MAX_DISTANCE` edits, the
     list's most frequent words among them (:data:`zolsearch.search.spelling.SPELL_EVERYDAY_TOP`:
-    "ziekenhuis", "kosten") too (``everyday_targets``). None when the language has no everyday
-    list or no such page."""
+    "ziekenhuis", "kosten") too (``everyday_targets``); the words of the pages' titles and
+    headings (:func:`ingestion.selectors.heading_words`, ``about``). None when the language has
+    no everyday list or no such page. Raises Django's ``DatabaseError``."""
     if TARGET_LANGUAGE not in SPELLING_LANGUAGES:
         return None
     everyday = word_frequencies(TARGET_LANGUAGE)
@@ -690,8 +691,12 @@ def pages_lack_words(phrase: str, *, about: bool = False) -> bool:
     a longer word ("chemo" of "chemotherapie"). "galgangatresie" or "porokeratose" is in none of
     them, so a question about it cannot be answered from them however much it reads like a
     question for the hospital. With ``about``, only the words of the pages' titles and headings
-    count: "kunstgebit" is in a page on preparing for an operation (take it out) and
-    "slaapapneu" begins a word of a sleep study page's text, but no page is about either.
+    count (every word of their text when they have none): "kunstgebit" is in a page on
+    preparing for an operation (take it out) and "slaapapneu" begins a word of a sleep study
+    page's text, but no page is about either. Pages whose connector writes titles but no
+    headings are read by their titles alone, so more Dutch questions are searched in English
+    too: hospital-nl's pages (the `jsonl` connector) have 92 titles and no headings, so
+    the measured effect is of titles alone.
     False when ``phrase`` has no such word, or when the pages hold no word of an everyday word
     list (no such list for the language, no page in it): then nothing is known about them.
     Read once per index version, with :func:`page_spelling`'s words. Raises Django's
@@ -699,7 +704,9 @@ def pages_lack_words(phrase: str, *, about: bool = False) -> bool:
     pages = _PAGE_WORDS.get()
     if pages is None:
         return False
-    vocabulary, stems = (pages.about, pages.about_stems) if about else (pages.vocabulary, pages.stems)
+    # pages without titles or headings in the language say nothing of what they are about:
+    # then every word of their text counts, as without ``about``
+    vocabulary, stems = (pages.about, pages.about_stems) if about and pages.about else (pages.vocabulary, pages.stems)
     words = [w for w in text_normalise(phrase).split() if len(w) >= PAGE_WORD_MIN_CHARS and w.isalpha()]
     return any(not _page_knows(w, vocabulary, stems) for w in words)
 

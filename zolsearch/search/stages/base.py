@@ -69,7 +69,7 @@ class SearchState:
     ``query_vector`` (embed_query); ``dense``, ``lexical``, ``lexical_backend`` (retrievers:
     ``[(chunk id, score)]`` best first; dense cosine similarity in [-1, 1], BM25 ≥ 0);
     ``filtered``, ``filtered_vectors`` (FILCO);
-    ``fused``, ``chunks`` (fusion: RRF scores; keyword rescue adds to both; the reranker
+    ``fused``, ``chunks`` (fusion: RRF scores; keyword rescue and focus rescue add to both; the reranker
     reorders ``fused`` and adds ``rerank``, its scores, and ``chunk_vectors``, the stored vectors
     of the candidates it kept; CRAG may replace all of them);
     ``draft``, ``documents_text`` (generate);

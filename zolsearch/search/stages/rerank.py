@@ -54,12 +54,16 @@ def rescue_terms(
     return [w for w in words if w not in haystack]
 
 
-def candidates_append(state: SearchState, ids: list[int]) -> None:
-    """Add the chunks ``ids`` (not yet candidates) to ``state.chunks`` and after the fused ones,
-    at half the lowest fused score (the reranker ranks them; without it they stay last)."""
-    floor = min((score for _, score in state.fused), default=1.0)
-    state.chunks.update(selectors.chunks_by_ids(ids))
-    state.fused = state.fused + [(i, floor * 0.5) for i in ids if i in state.chunks]
+def candidates_append(
+    fused: list[tuple[int, float]], chunks: dict[int, Chunk], ids: list[int]
+) -> list[tuple[int, float]]:
+    """``fused`` (``(chunk id, RRF score)`` best first) with the chunks ``ids`` (not yet
+    candidates) after it, at half its lowest score (the reranker ranks them; without one they
+    stay last and the cut to ``top_k`` drops them); ``chunks`` gains them (read in one query; an
+    id no longer in the database is left out). Raises Django's ``DatabaseError``."""
+    floor = min((score for _, score in fused), default=1.0)
+    chunks.update(selectors.chunks_by_ids(ids))
+    return fused + [(i, floor * 0.5) for i in ids if i in chunks]
 
 
 class KeywordRescueStage(Stage):
@@ -100,57 +104,70 @@ class KeywordRescueStage(Stage):
         added = added[:limit]
         if not added:
             return
-        candidates_append(state, added)
+        state.fused = candidates_append(state.fused, state.chunks, added)
+
+
+def focus_rescue_ids(state: SearchState, chunks: dict[int, Chunk]) -> list[int]:
+    """The ids of the chunks focus rescue adds to the candidates ``chunks``: the first chunk of
+    each page of the question's linked MedQuAD focus that answers its question type
+    (:func:`zolsearch.search.selectors.focus_qtype_chunk_ids`; with ``foci_equivalents`` also
+    of the focus another site names the same condition by, as that site writes it: GHR's
+    "Alpers-Huttenlocher syndrome" and NINDS's "Alpers' Disease",
+    :func:`zolsearch.search.focus.focus_equivalents`), at most ``focus_rescue_max_chunks``,
+    those not among ``chunks``. ``[]`` when it does not apply: off (0), no MedQuAD focus, no
+    question type, or a focus named in fewer than ``focus_rescue_min_words`` words (a one-word
+    focus is more often a generic word of the story, "bloedarmoede" → Anemia beside "5q min
+    syndroom", whose pages then won on the dev sets; docs/EVALUATION.md, "What the hospital's
+    pages are about, and the linked focus's answers as candidates"). Raises Django's
+    ``DatabaseError``."""
+    config, focus = state.config, state.focus
+    if (
+        config.focus_rescue_max_chunks < 1
+        or focus is None
+        or focus.source != "medquad"
+        or state.qtype in ("", "none")
+        or len(focus.matched.split()) < config.focus_rescue_min_words
+    ):
+        return []
+    foci = [focus.text]
+    if config.foci_equivalents and (same := focus_equivalents().get(text_normalise(focus.text))):
+        term = medquad_lexicon().get(same)
+        foci.append(term.focus if term is not None else same)
+    ids = selectors.focus_qtype_chunk_ids(
+        foci=foci,
+        qtype=state.qtype,
+        limit=config.focus_rescue_max_chunks,
+        languages=state.request.languages,
+        sources=state.request.sources,
+    )
+    return [i for i in ids if i not in chunks]
 
 
 class FocusRescueStage(Stage):
     """The pages of the question's linked MedQuAD focus that answer its question type join the
-    candidates when neither retriever returned them (up to ``focus_rescue_max_chunks``, their
-    first chunks, after the fused ones, as keyword rescue adds its chunks): "wat is ALS
-    precies? mijn oom kreeg net de diagnose amyotrofische laterale sclerose" is reduced to the
-    story's words, and 20 chunks of each retriever held GHR's and GARD's other ALS answers but
-    no site's "What is (are) Amyotrophic Lateral Sclerosis?". The reranker then ranks them with
-    the rest (its focus and question-type features). Only for a focus the question names in at
-    least ``focus_rescue_min_words`` words: a one-word focus is more often a generic word of
-    the story ("bloedarmoede", Anemia, beside "5q min syndroom"), whose pages then won on
-    the dev sets. With ``foci_equivalents``, the pages of the focus another site names the same
-    condition by are read too (GHR's "Alpers-Huttenlocher syndrome" and NINDS's "Alpers'
-    Disease", :func:`zolsearch.search.focus.focus_equivalents`). Measured in
-    docs/EVALUATION.md, "The linked focus's answers as candidates"."""
+    candidates when neither retriever returned them (:func:`focus_rescue_ids`, after the fused
+    ones, as keyword rescue adds its chunks): "wat is ALS precies? mijn oom kreeg net de
+    diagnose amyotrofische laterale sclerose" is reduced to the story's words, and 20 chunks of
+    each retriever held GHR's and GARD's other ALS answers but no site's "What is (are)
+    Amyotrophic Lateral Sclerosis?". The reranker then ranks them with the rest (its focus and
+    question-type features); without one serving the language (:func:`reranker_serves`) the
+    stage does not run, since the cut to ``top_k`` would drop them. CRAG's refinement adds them
+    to its deeper pools too (:meth:`CragStage._refine`). ``trace.retrieval.focus_rescued``: how
+    many joined."""
 
     name = "focus_rescue"
     cached = True
-    reads = frozenset({"request", "focus", "qtype", "config", "fused", "chunks"})
+    reads = frozenset({"request", "focus", "qtype", "config", "fused", "chunks", "language"})
     adds = frozenset({"fused", "chunks"})
 
     def applies(self, state: SearchState) -> bool:
-        return (
-            state.config.focus_rescue_max_chunks > 0
-            and state.focus is not None
-            and state.focus.source == "medquad"
-            and state.qtype not in ("", "none")
-            and len(state.focus.matched.split()) >= state.config.focus_rescue_min_words
-        )
+        return state.config.focus_rescue_max_chunks > 0 and reranker_serves(state)
 
     def run(self, state: SearchState) -> None:
-        assert state.focus is not None
-        foci = [state.focus.text]
-        if state.config.foci_equivalents and (same := focus_equivalents().get(text_normalise(state.focus.text))):
-            # the other site's name of the condition, as that site writes it ("Alpers' Disease")
-            term = medquad_lexicon().get(same)
-            foci.append(term.focus if term is not None else same)
-        ids = selectors.focus_qtype_chunk_ids(
-            foci=foci,
-            qtype=state.qtype,
-            limit=state.config.focus_rescue_max_chunks,
-            languages=state.request.languages,
-            sources=state.request.sources,
-        )
-        added = [i for i in ids if i not in state.chunks]
+        added = focus_rescue_ids(state, state.chunks)
         state.trace.retrieval.focus_rescued = len(added)
-        if not added:
-            return
-        candidates_append(state, added)
+        if added:
+            state.fused = candidates_append(state.fused, state.chunks, added)
 
 
 def rerank_apply(
@@ -368,6 +385,8 @@ class CragStage(Stage):
         dense = dense_retrieve(state, limit=n_dense) if config.dense_enabled and state.query_vector is not None else []
         lexical = lexical_retrieve(state, limit=n_lexical)[1] if config.lexical_enabled else []
         fused, chunks = fuse(state, dense=dense, lexical=lexical, keep=keep_fused)
+        if added := focus_rescue_ids(state, chunks):
+            fused = candidates_append(fused, chunks, added)  # as FocusRescueStage did for the first pools
         state.trace.retrieval.crag_refined = True
         try:
             refined, scores, vectors = rerank_apply(
