@@ -12,7 +12,7 @@ from ingestion.connectors.base import DocumentRecord, Section
 from ingestion.models import Chunk, Document, Source
 from ingestion.services import documents_upsert
 from tests.search import feature_of_candidates
-from zolsearch.search.config import pipeline_config_default
+from zolsearch.search.config import PipelineConfig, pipeline_config_default
 from zolsearch.search.contract import Intent, Outcome
 from zolsearch.search.pipeline import SearchRequest, pipeline_run
 from zolsearch.search.stages.rerank import crag_confidence, rescue_terms
@@ -435,23 +435,39 @@ def test_crag_skips_a_long_message() -> None:
         assert stopped.trace.retrieval.crag_action == "incorrect" and stopped.outcome == Outcome.NO_RESULTS
 
 
-def _symptom_foci() -> list[tuple[str, list[str]]]:
-    """The MedQuAD foci of the test corpus named in at least two words, each with the web
-    addresses of its documents answering "symptoms" (by document id, each once)."""
+def _symptom_foci(*, one_word: bool = False) -> list[tuple[str, list[str]]]:
+    """The MedQuAD foci of the test corpus named in at least two words (``one_word``: in one),
+    each with the web addresses of its documents answering "symptoms" (by document id, each
+    once)."""
     rows = Document.objects.filter(metadata__qtype="symptoms").order_by("id")
     foci: dict[str, list[str]] = {}
     for focus, url in rows.values_list("metadata__focus", "url"):
-        if isinstance(focus, str) and len(focus.split()) >= 2 and focus.replace(" ", "").isalpha():
+        words = len(focus.split()) if isinstance(focus, str) else 0
+        if (words == 1 if one_word else words >= 2) and focus.replace(" ", "").isalpha():
             urls = foci.setdefault(focus, [])
             if url not in urls:
                 urls.append(url)
-    assert len(foci) >= 2, "the test corpus has fewer than two two-word foci with a symptoms answer"
+    assert len(foci) >= 2, "the test corpus has fewer than two such foci with a symptoms answer"
     return list(foci.items())
 
 
 def _symptom_pages() -> tuple[str, list[str]]:
     """The first of :func:`_symptom_foci`."""
     return _symptom_foci()[0]
+
+
+def _pools_of_one() -> PipelineConfig:
+    """The default configuration with one candidate per retriever (so the candidates may lack
+    the page that answers), the feature reranker, and no keyword rescue, CRAG or gate: what
+    focus rescue adds shows alone."""
+    return pipeline_config_default().with_overrides(
+        dense_candidates=1,
+        lexical_candidates=1,
+        keyword_rescue_enabled=False,
+        reranker="features-lr",
+        crag_enabled=False,
+        gate_enabled=False,
+    )
 
 
 def test_the_selector_finds_the_first_chunk_of_each_page_of_a_focus_and_type() -> None:
@@ -481,17 +497,11 @@ def test_focus_rescue_adds_the_linked_focuss_answer_to_the_question_type() -> No
     answers the question, and the feature reranker WHEN "What are the symptoms of <focus>?" is
     searched THEN the focus's "symptoms" pages join the candidates
     (``trace.retrieval.focus_rescued`` counts them); with ``focus_rescue_max_chunks`` 0, with a
-    minimum of words the focus's name does not reach, or without a reranker (whose cut to
-    ``top_k`` would drop them) they do not."""
+    minimum of words the focus's name does not reach (held for short questions too:
+    ``focus_rescue_short_any`` off), or without a reranker (whose cut to ``top_k`` would drop
+    them) they do not."""
     focus, urls = _symptom_pages()
-    config = pipeline_config_default().with_overrides(
-        dense_candidates=1,
-        lexical_candidates=1,
-        keyword_rescue_enabled=False,
-        reranker="features-lr",
-        crag_enabled=False,
-        gate_enabled=False,
-    )
+    config = _pools_of_one()
     request = SearchRequest(question=f"What are the symptoms of {focus}?", language="en")
     rescued = pipeline_run(request=request, config=config)
     assert rescued.focus is not None and rescued.focus.text.lower() == focus.lower()
@@ -502,11 +512,41 @@ def test_focus_rescue_adds_the_linked_focuss_answer_to_the_question_type() -> No
     assert rescued.trace.retrieval.focus_rescued == len(rescued.fused) - len(off.fused) > 0
     assert off.trace.retrieval.focus_rescued == 0
     words = len(rescued.focus.matched.split())
-    short = pipeline_run(request=request, config=config.with_overrides(focus_rescue_min_words=words + 1))
+    short = pipeline_run(
+        request=request, config=config.with_overrides(focus_rescue_min_words=words + 1, focus_rescue_short_any=False)
+    )
     assert sorted(i for i, _ in short.fused) == sorted(i for i, _ in off.fused)
     assert short.trace.retrieval.focus_rescued == 0
     unranked = pipeline_run(request=request, config=config.with_overrides(reranker=""))
     assert unranked.trace.retrieval.focus_rescued == 0 and "focus_rescue" not in unranked.timings_ms
+
+
+def test_a_one_word_focus_is_rescued_for_a_short_question_only() -> None:
+    """GIVEN a one-word MedQuAD focus of the test corpus with a "symptoms" page, pools of one
+    candidate per retriever and the feature reranker WHEN the short "What are the symptoms of
+    <focus>?" is searched THEN its pages join the candidates (a short question names its focus
+    itself; not with ``focus_rescue_short_any`` off), and when the same question follows a story
+    long enough to be reduced, none do: there a one-word focus is often a word of the story."""
+    for focus, _urls in _symptom_foci(one_word=True):
+        config = _pools_of_one()
+        short = SearchRequest(question=f"What are the symptoms of {focus}?", language="en")
+        state = pipeline_run(request=short, config=config)
+        if state.focus is None or state.focus.text.lower() != focus.lower() or state.qtype != "symptoms":
+            continue  # the classifier read another type or linked another focus: try the next
+        if state.trace.retrieval.focus_rescued == 0:
+            continue  # the pools of one held its pages already
+        assert not state.trace.understanding.reduced and len(state.focus.matched.split()) == 1
+        strict = pipeline_run(request=short, config=config.with_overrides(focus_rescue_short_any=False))
+        assert strict.trace.retrieval.focus_rescued == 0
+        story = (
+            "Hello, my neighbour told me yesterday about her cousin who was recently seen by a "
+            f"specialist at the university clinic. What are the symptoms of {focus}?"
+        )
+        long = pipeline_run(request=SearchRequest(question=story, language="en"), config=config)
+        assert long.trace.understanding.reduced, "the story was not reduced"
+        assert long.trace.retrieval.focus_rescued == 0
+        return
+    pytest.fail("no one-word focus of the test corpus was linked and rescued")
 
 
 def test_focus_rescue_reads_the_name_another_site_gives_the_condition(slice_dir: Path) -> None:
@@ -518,14 +558,7 @@ def test_focus_rescue_reads_the_name_another_site_gives_the_condition(slice_dir:
     from zolsearch.search.focus import medquad_lexicon_clear
 
     _ghr_alpers_ingested(slice_dir)
-    config = pipeline_config_default().with_overrides(
-        dense_candidates=1,
-        lexical_candidates=1,
-        keyword_rescue_enabled=False,
-        reranker="features-lr",
-        crag_enabled=False,
-        gate_enabled=False,
-    )
+    config = _pools_of_one()
     request = SearchRequest(question="What is Alpers-Huttenlocher syndrome?", language="en")
 
     def pages(**overrides: object) -> set[str]:

@@ -116,10 +116,12 @@ class PipelineConfig(BaseModel):
       (0: off; with ``foci_equivalents`` also the pages of the focus another site names the
       same condition by); only for a focus the question names in at least
       ``focus_rescue_min_words`` words (a one-word focus is more often a generic word of the
-      story, "bloedarmoede" beside "5q min syndroom"). Both defaults (4: as many pages as sites
-      answer one question; 2) were chosen on the dev sets, docs/EVALUATION.md "What the
-      hospital's pages are about, and the linked focus's answers as candidates"; only with a
-      reranker serving the language.
+      story, "bloedarmoede" beside "5q min syndroom"); with ``focus_rescue_short_any`` that
+      minimum holds for long messages only (those reduced to their question), and a short
+      one's focus of any length counts ("aanhoudende hoest onderzoek" → Cough). The defaults
+      (4: as many pages as sites answer one question; 2; on) were chosen on the dev sets,
+      docs/EVALUATION.md "What the hospital's pages are about, and the linked focus's answers
+      as candidates"; only with a reranker serving the language.
     - ``crag_enabled`` / ``crag_upper`` / ``crag_lower``: CRAG (Yan et al., 2024) over the
       rerank scores: confidence ≥ upper → correct; < lower → incorrect (fallback that routes to a
       human); else ambiguous → retrieve again deeper (the caller's filters kept), stopped when
@@ -348,6 +350,7 @@ class PipelineConfig(BaseModel):
     keyword_rescue_max_chunks: int = Field(default=3, ge=0, le=50)
     focus_rescue_max_chunks: int = Field(default=4, ge=0, le=50)
     focus_rescue_min_words: int = Field(default=2, ge=1, le=10)
+    focus_rescue_short_any: bool = True
     # On since 2026-11-29 with the three bypasses below: by the reviewers' labels of the drafts it
     # turns 10 served wrong answers into the fallback and loses 1 good one (docs/EVALUATION.md,
     # "CRAG judged by the labels"); ablation studies 3 and 4 had it off, judged by the judge alone.
@@ -475,6 +478,7 @@ FIELDS_ADDED: dict[str, Any] = {
     "medical_translation_pages_lack": False,  # 2026-12-07: words the hospital's pages lack did not decide translation
     "medical_translation_pages_about": False,  # 2026-12-07: a word anywhere in the hospital's pages counted as known to them
     "focus_rescue_max_chunks": 0,  # 2026-12-07: only the retrievers and keyword rescue gave candidates
+    "focus_rescue_short_any": False,  # 2026-12-07: the minimum of words held for short messages too
     "department_intent_needs_question": False,  # 2026-12-07: a department named anywhere made a department search
     "reduced_query_keeps_focus": False,  # 2026-12-07: a long message was searched by its reduced query alone
     "childhood_focus": False,  # 2026-12-07: a child's question kept the condition's general focus

@@ -115,18 +115,24 @@ def focus_rescue_ids(state: SearchState, chunks: dict[int, Chunk]) -> list[int]:
     "Alpers-Huttenlocher syndrome" and NINDS's "Alpers' Disease",
     :func:`zolsearch.search.focus.focus_equivalents`), at most ``focus_rescue_max_chunks``,
     those not among ``chunks``. ``[]`` when it does not apply: off (0), no MedQuAD focus, no
-    question type, or a focus named in fewer than ``focus_rescue_min_words`` words (a one-word
-    focus is more often a generic word of the story, "bloedarmoede" → Anemia beside "5q min
-    syndroom", whose pages then won on the dev sets; docs/EVALUATION.md, "What the hospital's
-    pages are about, and the linked focus's answers as candidates"). Raises Django's
-    ``DatabaseError``."""
+    question type, or a long message (one whose story understanding dropped, a reduced query;
+    any message without ``focus_rescue_short_any``) whose focus is named in fewer than
+    ``focus_rescue_min_words`` words: there a one-word focus is more often a generic word of the
+    story, "bloedarmoede" → Anemia beside "5q min syndroom", whose pages then won on the dev
+    sets, while a short message names it in its question ("aanhoudende hoest onderzoek" →
+    Cough; docs/EVALUATION.md, "What the hospital's pages are about, and the linked focus's
+    answers as candidates"). Raises Django's ``DatabaseError``."""
     config, focus = state.config, state.focus
     if (
         config.focus_rescue_max_chunks < 1
         or focus is None
         or focus.source != "medquad"
         or state.qtype in ("", "none")
-        or len(focus.matched.split()) < config.focus_rescue_min_words
+        or (
+            len(focus.matched.split()) < config.focus_rescue_min_words
+            # a short message (not reduced: no story) names its focus in the question itself
+            and not (config.focus_rescue_short_any and not state.trace.understanding.reduced)
+        )
     ):
         return []
     foci = [focus.text]
