@@ -88,10 +88,15 @@ def chunk_word_counts(language: str, *, min_chars: int) -> dict[str, int]:
     with connection.cursor() as cursor:
         cursor.execute(_CHUNK_TOKENS_SQL, [language])
         for token, n in cursor.fetchall():
-            for word in _LETTERS.findall(unicodedata.normalize("NFC", token).lower()):
-                if len(word) >= min_chars:
-                    counts[word] = counts.get(word, 0) + int(n)
+            for word in _words(token, min_chars=min_chars):
+                counts[word] = counts.get(word, 0) + int(n)
     return counts
+
+
+def _words(text: str, *, min_chars: int) -> list[str]:
+    """The runs of Unicode letters of ``text`` in Unicode NFC, lower-cased, of at least
+    ``min_chars`` letters, in order."""
+    return [w for w in _LETTERS.findall(unicodedata.normalize("NFC", text).lower()) if len(w) >= min_chars]
 
 
 def heading_words(language: str, *, min_chars: int) -> frozenset[str]:
@@ -103,12 +108,7 @@ def heading_words(language: str, *, min_chars: int) -> frozenset[str]:
     Django's ``DatabaseError`` when a query fails."""
     titles = Document.objects.filter(language=language).order_by().values_list("title", flat=True).distinct()
     headings = Chunk.objects.filter(language=language).order_by().values_list("heading", flat=True).distinct()
-    return frozenset(
-        word
-        for text in (*titles, *headings)
-        for word in _LETTERS.findall(unicodedata.normalize("NFC", text or "").lower())
-        if len(word) >= min_chars
-    )
+    return frozenset(word for text in (*titles, *headings) for word in _words(text or "", min_chars=min_chars))
 
 
 def document_host_names() -> list[tuple[str, str]]:

@@ -1,5 +1,6 @@
 """Tests of the search pipeline; :func:`feature_of_candidates` is shared by the reranker-feature
-tests, :func:`hospital_page_records` by the tests over shared/data/hospital-nl's real pages."""
+tests, :func:`hospital_page_records` by the tests over shared/data/hospital-nl's real pages,
+:func:`medquad_focus_add` by the tests of focus linking."""
 
 from __future__ import annotations
 
@@ -42,3 +43,21 @@ def feature_of_candidates(state: Any, feature: str, *, question: str, **options:
         **{"priorities": {}, **options},
     )
     return [c.features[feature] for c in candidates]
+
+
+def medquad_focus_add(focus: str, *, cui: str, subset: str = "MPlus_Health_Topics") -> None:
+    """A MedQuAD document of ``subset`` with ``focus`` (not in the bundled slice), stored as the
+    MedQuAD connector stores it, and the focus lexicon read again."""
+    from ingestion.models import Document, Source
+    from zolsearch.search.focus import medquad_lexicon_clear
+
+    source = Source.objects.create(key=f"medquad-{cui}", name=f"MedQuAD {focus}")
+    Document.objects.create(
+        source=source,
+        external_id=f"medquad:test-{cui}",
+        title=focus,
+        language="en",
+        content_hash="x",
+        metadata={"focus": focus, "umls_cuis": [cui], "subset": subset},
+    )
+    medquad_lexicon_clear()

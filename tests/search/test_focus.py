@@ -7,11 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from ingestion.models import Chunk, Document, Source
+from ingestion.models import Chunk, Document
 from taxonomy.models import Alias
 from taxonomy.resolver import text_resolve
 from taxonomy.services import sample_hospital_load
 from taxonomy.snomed import snomed_import
+from tests.search import medquad_focus_add
 from zolsearch.search.config import pipeline_config_default
 from zolsearch.search.focus import (
     Focus,
@@ -44,21 +45,6 @@ def hospital() -> None:
 
 def _link(text: str, language: str) -> Focus | None:
     return focus_link(question=text, resolution=text_resolve(text=text, language=language, with_terms=False))
-
-
-def _medquad_focus_add(focus: str, *, cui: str) -> None:
-    """A MedQuAD MedlinePlus document with ``focus`` (not in the bundled slice), stored as the
-    MedQuAD connector stores it, and the focus lexicon read again."""
-    source = Source.objects.create(key=f"medquad-{cui}", name=f"MedQuAD {focus}")
-    Document.objects.create(
-        source=source,
-        external_id=f"medquad:test-{cui}",
-        title=focus,
-        language="en",
-        content_hash="x",
-        metadata={"focus": focus, "umls_cuis": [cui], "subset": "MPlus_Health_Topics"},
-    )
-    medquad_lexicon_clear()
 
 
 def test_the_taxonomy_links_aliases_and_names_the_longest_mention_first(hospital: None) -> None:
@@ -122,7 +108,7 @@ def test_a_focus_that_is_a_stop_word_of_the_question_needs_capitals() -> None:
     """GIVEN MedQuAD's focus "ALS" (Amyotrophic Lateral Sclerosis; not in the bundled slice, so
     added as the MedQuAD connector stores it) WHEN a Dutch question uses the word "als" (if, as)
     THEN ALS is not its focus; written in capitals, or in an English question, it is."""
-    _medquad_focus_add("ALS", cui="C0002736")
+    medquad_focus_add("ALS", cui="C0002736")
     try:
         dutch = focus_link(question="mag ik blijven slapen als mijn kind opgenomen is", resolution=None, language="nl")
         assert dutch is None
@@ -213,7 +199,7 @@ def test_a_name_with_a_dutch_head_word_links_the_medquad_focus_in_its_english_sp
         "Adenoid cystic carcinoma",
         "adenoid cystisch carcinoom",
     )
-    _medquad_focus_add("Abdominal Pain", cui="C0000737")
+    medquad_focus_add("Abdominal Pain", cui="C0000737")
     try:
         english = focus_link(question="my daughter has abdominal pain", resolution=None, language="en")
         assert english is not None and english.text == "Abdominal Pain"
@@ -286,7 +272,7 @@ def test_dutch_dictionary_words_name_the_focus_in_the_question_sentence_only() -
     """GIVEN MedQuAD's Prostate Cancer (added as the connector stores it) WHEN a Dutch message
     asks about "prostaatkanker" in its question sentence THEN its English ("prostate cancer",
     dictionary words alone) is the focus; WHEN the word is only in the story THEN it is not."""
-    _medquad_focus_add("Prostate Cancer", cui="C0376358")
+    medquad_focus_add("Prostate Cancer", cui="C0376358")
     try:
         asked = focus_link(
             question="wordt er onderzoek gedaan naar prostaatkanker? mijn man wil meedoen",
@@ -441,7 +427,7 @@ def test_a_possessive_names_the_eponym_without_its_apostrophe() -> None:
     it as a possessive ("menke's disease", which text_normalise splits as "menke s") THEN the
     focus is Menkes disease, matched as the question says it, and the pipeline searches the
     name the pages use beside the question."""
-    _medquad_focus_add("Menkes disease", cui="C0022716")
+    medquad_focus_add("Menkes disease", cui="C0022716")
     try:
         question = "what is menke's disease? a friends baby boy was just diagnosed, something about copper?"
         focus = focus_link(question=question, resolution=None, language="en")
@@ -497,10 +483,10 @@ def test_a_plural_topic_name_is_linked_from_its_singular() -> None:
     assert singular_variants("lupus") == ()
     assert singular_variants("type 2 diabetes") == ("type 2 diabete",)
     try:
-        _medquad_focus_add("Anxiety Disorders", cui="C0003469")
-        _medquad_focus_add("Bruises", cui="C0009938")
-        _medquad_focus_add("Falls", cui="C0085639")
-        _medquad_focus_add("Medicines", cui="C0013227")
+        medquad_focus_add("Anxiety Disorders", cui="C0003469")
+        medquad_focus_add("Bruises", cui="C0009938")
+        medquad_focus_add("Falls", cui="C0085639")
+        medquad_focus_add("Medicines", cui="C0013227")
         english = focus_link(question="what is an anxiety disorder? i get panic attacks", resolution=None)
         assert english is not None and (english.text, english.matched) == ("Anxiety Disorders", "anxiety disorder")
         dutch = pipeline_run(
@@ -524,8 +510,8 @@ def test_a_lone_dutch_cognate_with_a_medical_ending_links_the_focus() -> None:
     an everyday cognate ("operatie" → "operation", a MedQuAD term here too) names nothing by
     this rule."""
     try:
-        _medquad_focus_add("Encephalopathy", cui="C0085584")
-        _medquad_focus_add("Operation", cui="C0543467")
+        medquad_focus_add("Encephalopathy", cui="C0085584")
+        medquad_focus_add("Operation", cui="C0543467")
         _lone_cognate_links()
     finally:
         medquad_lexicon_clear()
@@ -658,8 +644,8 @@ def test_a_question_about_a_child_links_the_condition_s_childhood_focus() -> Non
     slice's, stored as the connector stores them) WHEN a message about a young child asks about
     it THEN its focus is the childhood one, in Dutch and English; an adult's, an inheritance
     question naming the patient's children, and the flag off keep the condition's own focus."""
-    _medquad_focus_add("Acute Myeloid Leukemia", cui="C0023467")
-    _medquad_focus_add("Childhood Acute Myeloid Leukemia and Other Myeloid Malignancies", cui="C1332977")
+    medquad_focus_add("Acute Myeloid Leukemia", cui="C0023467")
+    medquad_focus_add("Childhood Acute Myeloid Leukemia and Other Myeloid Malignancies", cui="C1332977")
     focus = _pipeline_focus
     child = "Childhood Acute Myeloid Leukemia and Other Myeloid Malignancies"
     english = "My son (6) has acute myeloid leukemia. How is it treated?"
@@ -675,8 +661,8 @@ def test_a_question_about_an_adult_links_the_condition_s_adult_focus() -> None:
     message about an adult (a partner or parent, an age over 17) asks about it THEN its focus is
     the adult one; a question about no one in particular, an inheritance question naming a
     parent, and the flag off keep the condition's own focus."""
-    _medquad_focus_add("Acute Myeloid Leukemia", cui="C0023467")
-    _medquad_focus_add("Adult Acute Myeloid Leukemia", cui="C1332978")
+    medquad_focus_add("Acute Myeloid Leukemia", cui="C0023467")
+    medquad_focus_add("Adult Acute Myeloid Leukemia", cui="C1332978")
     focus = _pipeline_focus
     husband = "My husband has acute myeloid leukemia, he is 58. How is it treated?"
     assert focus(husband, "en") == "Adult Acute Myeloid Leukemia"
@@ -695,7 +681,7 @@ def test_the_dutch_medical_speller_corrects_long_names_dutch_spells_as_english_d
     everyday English words of MedQuAD's names."""
     from zolsearch.search.focus import medquad_spelling
 
-    _medquad_focus_add("Psoriasis", cui="C0033860")
+    medquad_focus_add("Psoriasis", cui="C0033860")
     (correction,) = medquad_spelling("Wat is psoraisis eigenlijk?", "nl")
     assert (correction.said, correction.word) == ("psoraisis", "psoriasis")
     assert medquad_spelling("Wat is psoriasis eigenlijk?", "nl") == []
@@ -708,8 +694,8 @@ def test_a_question_type_topic_in_the_question_sentence_leaves_the_focus_to_the_
     focus; a question about clinical trials alone keeps that topic."""
     from zolsearch.search.focus import medquad_focus
 
-    _medquad_focus_add("Clinical Trials", cui="C0008976")
-    _medquad_focus_add("Soft Tissue Sarcoma", cui="C1261473")
+    medquad_focus_add("Clinical Trials", cui="C0008976")
+    medquad_focus_add("Soft Tissue Sarcoma", cui="C1261473")
     story = "My husband has a soft tissue sarcoma in his thigh. Are there any clinical trials he could join?"
     found = medquad_focus(story, "en")
     assert found is not None and found.text == "Soft Tissue Sarcoma"

@@ -11,7 +11,7 @@ import pytest
 
 from ingestion.models import Document, Source
 from ingestion.selectors import chunk_word_counts, heading_words
-from tests.search import HOSPITAL_NL
+from tests.search import HOSPITAL_NL, medquad_focus_add
 from zolsearch.search.config import MEASUREMENT_OVERRIDES, pipeline_config_default
 from zolsearch.search.focus import (
     PAGE_SPELL_MAX_DISTANCE,
@@ -180,7 +180,6 @@ def test_what_the_pages_are_about_is_read_from_their_titles_and_headings(hospita
 def test_without_pages_in_the_hospitals_language_nothing_is_lacked() -> None:
     """GIVEN an index without Dutch pages WHEN a phrase is looked up THEN nothing is known about
     the pages, so nothing is lacked: the routing share alone decides translation, as before."""
-    from zolsearch.search.focus import medquad_lexicon_clear
 
     medquad_lexicon_clear()
     assert chunk_word_counts("nl", min_chars=PAGE_WORD_MIN_CHARS) == {}
@@ -197,21 +196,6 @@ def _understood(question: str, **overrides: object) -> tuple[str, str, str]:
     return understood.focus, understood.expanded, state.intent.value
 
 
-def _focus_page(focus: str, *, cui: str, subset: str) -> None:
-    """A MedQuAD page about ``focus`` stored as the MedQuAD connector stores it, and the
-    lexicon read again."""
-    source = Source.objects.create(key=f"medquad-{subset.lower()}", name=f"MedQuAD {subset}")
-    Document.objects.create(
-        source=source,
-        external_id=f"medquad:test-{focus.lower().replace(' ', '-')}",
-        title=focus,
-        language="en",
-        content_hash="x",
-        metadata={"focus": focus, "umls_cuis": [cui], "subset": subset},
-    )
-    medquad_lexicon_clear()
-
-
 def _leans_to_the_hospital(question: str) -> None:
     """Assert what keeps the Dutch ``question`` in Dutch without the pages-lack check: a routing
     share of at least ``medical_translation_max_authority`` and an unsure question type."""
@@ -220,6 +204,17 @@ def _leans_to_the_hospital(question: str) -> None:
     share = routing_share(state.intent.value, state.intent_probabilities, config.source_authority_intents)
     assert share >= config.medical_translation_max_authority
     assert (state.trace.understanding.qtype_confidence or 0.0) < config.medical_translation_qtype_min
+
+
+def _english_only_with(question: str, flag: str, *, focus: str, english: str) -> None:
+    """Assert that the Dutch ``question``, which leans to the hospital's pages
+    (:func:`_leans_to_the_hospital`), is searched in ``english`` and links ``focus`` under the
+    default configuration, and neither with ``flag`` off."""
+    _leans_to_the_hospital(question)
+    linked, expanded, _intent = _understood(question, **{flag: False})
+    assert linked == "" and english not in expanded
+    linked, expanded, _intent = _understood(question)
+    assert linked == focus and english in expanded.split("; ")
 
 
 def test_a_medical_word_the_pages_lack_is_searched_in_english(hospital_pages: None) -> None:
@@ -231,13 +226,13 @@ def test_a_medical_word_the_pages_lack_is_searched_in_english(hospital_pages: No
     since no hospital page has the word; a question whose intent names a place to go
     ("pijnkliniek voor chronische rugpijn bornem", whose "rugpijn" the pages lack too) is left
     in Dutch."""
-    _focus_page("Biliary Atresia", cui="C0005411", subset="NIDDK")
-    question = "Wat is galgangatresie bij baby's?"
-    _leans_to_the_hospital(question)
-    focus, expanded, _intent = _understood(question, medical_translation_pages_lack=False)
-    assert focus == "" and "biliary" not in expanded
-    focus, expanded, _intent = _understood(question)
-    assert focus == "Biliary Atresia" and "biliary atresia" in expanded.split("; ")
+    medquad_focus_add("Biliary Atresia", cui="C0005411", subset="NIDDK")
+    _english_only_with(
+        "Wat is galgangatresie bij baby's?",
+        "medical_translation_pages_lack",
+        focus="Biliary Atresia",
+        english="biliary atresia",
+    )
     assert pages_lack_words("rugpijn")
     focus, expanded, intent = _understood("pijnkliniek voor chronische rugpijn bornem")
     assert intent == "department_search" and "back" not in expanded and focus == ""
@@ -250,11 +245,11 @@ def test_a_medical_word_no_page_is_about_is_searched_in_english(hospital_pages: 
     its routing share is at least ``medical_translation_max_authority``, its question type
     unsure), and on (the default) "dentures" is searched too and links the focus: no page is
     about dentures. A subject of the pages ("coloscopie", a page's title) is not lacked."""
-    _focus_page("Dentures", cui="C2266651", subset="MPlusHealthTopics")
-    question = "Mijn moeder krijgt een kunstgebit. Wat is dat juist, en hoe werkt dat?"
-    _leans_to_the_hospital(question)
-    focus, expanded, _intent = _understood(question, medical_translation_pages_about=False)
-    assert focus == "" and "dentures" not in expanded
-    focus, expanded, _intent = _understood(question)
-    assert focus == "Dentures" and "dentures" in expanded.split("; ")
+    medquad_focus_add("Dentures", cui="C2266651")
+    _english_only_with(
+        "Mijn moeder krijgt een kunstgebit. Wat is dat juist, en hoe werkt dat?",
+        "medical_translation_pages_about",
+        focus="Dentures",
+        english="dentures",
+    )
     assert not pages_lack_words("coloscopie", about=True)

@@ -499,6 +499,16 @@ def focus_equivalents() -> Mapping[str, str]:
     return _LEXICON.get().equivalents
 
 
+def focus_equivalent_written(focus: str) -> str:
+    """The one other MedQuAD focus of the index that names the same condition as ``focus``
+    (:func:`focus_equivalents`), as its site writes it (NINDS's "Alpers' Disease" for GHR's
+    "Alpers-Huttenlocher syndrome"); "" when it has none. One read of the lexicon."""
+    lexicon = _LEXICON.get()
+    same = lexicon.equivalents.get(text_normalise(focus), "")
+    term = lexicon.terms.get(same) if same else None
+    return term.focus if term is not None else same
+
+
 _LEXICON: IndexVersionedCache[_Lexicon] = IndexVersionedCache(_lexicon_read, empty=_Lexicon(), check_s=LEXICON_CHECK_S)
 
 
@@ -598,22 +608,44 @@ PAGE_PREFIX_MIN_CHARS = 5
 
 
 @dataclass(frozen=True)
+class _Words:
+    """A set of normalised words, sorted (``words``), with their Snowball stems (``stems``):
+    what :meth:`knows` looks a word up in."""
+
+    words: tuple[str, ...] = ()
+    stems: frozenset[str] = frozenset()
+
+    @classmethod
+    def of(cls, words: Collection[str]) -> _Words:
+        """``words`` sorted, with their stems in :data:`zolsearch.search.glossary.TARGET_LANGUAGE`."""
+        return cls(words=tuple(sorted(words)), stems=frozenset(words_stem(list(words), language=TARGET_LANGUAGE)))
+
+    def knows(self, word: str) -> bool:
+        """Whether ``word`` (normalised) is one of the words, has one of their stems, or, from
+        :data:`PAGE_PREFIX_MIN_CHARS` letters, begins one ("chemo" of "chemotherapie"; one
+        binary search: the word and its longer forms sort together)."""
+        at = bisect_left(self.words, word)
+        follows = self.words[at] if at < len(self.words) else ""
+        if follows == word or words_stem([word], language=TARGET_LANGUAGE)[0] in self.stems:
+            return True
+        return len(word) >= PAGE_PREFIX_MIN_CHARS and follows.startswith(word)
+
+
+@dataclass(frozen=True)
 class _PageWords:
     """The speller to the everyday words of the hospital's pages (normalised, ``speller``) and
     each such word as the pages write it most often (``written``: normalised → written form,
     "rontgenfoto" → "röntgenfoto"), what a correction searches: neither BM25's Dutch tokenizer
     nor the Dutch Snowball stemmer folds accents; ``vocabulary``: every word of the pages of at
-    least :data:`PAGE_WORD_MIN_CHARS` letters, normalised, everyday or not, sorted, and
-    ``stems`` their Snowball stems; ``about`` and ``about_stems``: the same of the words of the
-    pages' titles and headings only (:func:`ingestion.selectors.heading_words`), what the pages
-    are about (:func:`pages_lack_words`)."""
+    least :data:`PAGE_WORD_MIN_CHARS` letters, normalised, everyday or not; ``about``: the same
+    of the words of the pages' titles and headings only
+    (:func:`ingestion.selectors.heading_words`), what the pages are about
+    (:func:`pages_lack_words`)."""
 
     speller: Speller
     written: dict[str, str]
-    vocabulary: tuple[str, ...] = ()
-    stems: frozenset[str] = frozenset()
-    about: tuple[str, ...] = ()
-    about_stems: frozenset[str] = frozenset()
+    vocabulary: _Words = _Words()
+    about: _Words = _Words()
 
 
 def _page_words_read() -> _PageWords | None:
@@ -648,10 +680,8 @@ def _page_words_read() -> _PageWords | None:
     return _PageWords(
         speller=speller,
         written={word: written for word, (_n, written) in forms.items()},
-        vocabulary=tuple(sorted(vocabulary)),
-        stems=frozenset(words_stem(list(vocabulary), language=TARGET_LANGUAGE)),
-        about=tuple(sorted(about)),
-        about_stems=frozenset(words_stem(list(about), language=TARGET_LANGUAGE)),
+        vocabulary=_Words.of(vocabulary),
+        about=_Words.of(about),
     )
 
 
@@ -706,20 +736,9 @@ def pages_lack_words(phrase: str, *, about: bool = False) -> bool:
         return False
     # pages without titles or headings in the language say nothing of what they are about:
     # then every word of their text counts, as without ``about``
-    vocabulary, stems = (pages.about, pages.about_stems) if about and pages.about else (pages.vocabulary, pages.stems)
+    known = pages.about if about and pages.about.words else pages.vocabulary
     words = [w for w in text_normalise(phrase).split() if len(w) >= PAGE_WORD_MIN_CHARS and w.isalpha()]
-    return any(not _page_knows(w, vocabulary, stems) for w in words)
-
-
-def _page_knows(word: str, vocabulary: tuple[str, ...], stems: frozenset[str]) -> bool:
-    """Whether ``word`` (normalised) is a word of ``vocabulary`` (sorted), has one of ``stems``,
-    or, from :data:`PAGE_PREFIX_MIN_CHARS` letters, begins a word of it ("chemo" of
-    "chemotherapie"; one binary search: the word and its longer forms sort together)."""
-    at = bisect_left(vocabulary, word)
-    follows = vocabulary[at] if at < len(vocabulary) else ""
-    if follows == word or words_stem([word], language=TARGET_LANGUAGE)[0] in stems:
-        return True
-    return len(word) >= PAGE_PREFIX_MIN_CHARS and follows.startswith(word)
+    return any(not known.knows(w) for w in words)
 
 
 def page_spelling(question: str, language: str, *, skip: Collection[str] = ()) -> list[Correction]:

@@ -236,18 +236,19 @@ def focus_qtype_chunk_ids(
     if not foci or not qtype or limit < 1:
         return []
     filter_sql, filter_params = _filter_sql(languages, sources)
-    # Both sides lower-cased by PostgreSQL (Python's str.lower() and the database's lower()
-    # differ for some capitals under another LC_CTYPE); the left side as the index has it.
-    lowered = "ARRAY(SELECT lower(name) FROM unnest(%s::text[]) WITH ORDINALITY AS f(name, n) ORDER BY n)"
+    # The foci joined in their order (n), both sides lower-cased by PostgreSQL (Python's
+    # str.lower() and the database's lower() may differ for some capitals), the document side
+    # as the index has it.
     sql = (
-        "SELECT id FROM (SELECT DISTINCT ON (d.url) c.id, d.id AS document, "
-        f"array_position({lowered}, lower(d.metadata->>'focus')) AS focus "
-        "FROM ingestion_document d JOIN ingestion_chunk c ON c.document_id = d.id "
-        f"WHERE lower(d.metadata->>'focus') = ANY({lowered}) AND d.metadata->>'qtype' = %s{filter_sql} "
+        "SELECT id FROM (SELECT DISTINCT ON (d.url) c.id, d.id AS document, f.n AS focus "
+        "FROM unnest(%s::text[]) WITH ORDINALITY AS f(name, n) "
+        "JOIN ingestion_document d ON lower(d.metadata->>'focus') = lower(f.name) "
+        "JOIN ingestion_chunk c ON c.document_id = d.id "
+        f"WHERE d.metadata->>'qtype' = %s{filter_sql} "
         "ORDER BY d.url, d.id, c.position) AS pages ORDER BY focus, document LIMIT %s"
     )
     with connection.cursor() as cursor:
-        cursor.execute(sql, [list(foci), list(foci), qtype, *filter_params, limit])
+        cursor.execute(sql, [list(foci), qtype, *filter_params, limit])
         return [row[0] for row in cursor.fetchall()]
 
 

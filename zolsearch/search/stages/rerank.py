@@ -16,7 +16,7 @@ from ingestion.models import Chunk
 from zolsearch.search import selectors
 from zolsearch.search.contract import Intent, Outcome
 from zolsearch.search.filco import filco_keep, kept_vector
-from zolsearch.search.focus import focus_equivalents, medquad_lexicon
+from zolsearch.search.focus import focus_equivalent_written
 from zolsearch.search.rerank import rerank_candidates
 from zolsearch.search.sites import SiteMatcher, index_site_labels, own_page_site
 from zolsearch.search.stages.base import SearchState, Stage, StopPipeline
@@ -113,7 +113,7 @@ def focus_rescue_ids(state: SearchState, chunks: dict[int, Chunk]) -> list[int]:
     (:func:`zolsearch.search.selectors.focus_qtype_chunk_ids`; with ``foci_equivalents`` also
     of the focus another site names the same condition by, as that site writes it: GHR's
     "Alpers-Huttenlocher syndrome" and NINDS's "Alpers' Disease",
-    :func:`zolsearch.search.focus.focus_equivalents`), at most ``focus_rescue_max_chunks``,
+    :func:`zolsearch.search.focus.focus_equivalent_written`), at most ``focus_rescue_max_chunks``,
     those not among ``chunks``. ``[]`` when it does not apply: off (0), no MedQuAD focus, no
     question type, or a long message (one whose story understanding dropped, a reduced query;
     any message without ``focus_rescue_short_any``) whose focus is named in fewer than
@@ -136,9 +136,8 @@ def focus_rescue_ids(state: SearchState, chunks: dict[int, Chunk]) -> list[int]:
     ):
         return []
     foci = [focus.text]
-    if config.foci_equivalents and (same := focus_equivalents().get(text_normalise(focus.text))):
-        term = medquad_lexicon().get(same)
-        foci.append(term.focus if term is not None else same)
+    if config.foci_equivalents and (same := focus_equivalent_written(focus.text)):
+        foci.append(same)
     ids = selectors.focus_qtype_chunk_ids(
         foci=foci,
         qtype=state.qtype,
