@@ -45,9 +45,11 @@ def feature_of_candidates(state: Any, feature: str, *, question: str, **options:
     return [c.features[feature] for c in candidates]
 
 
-def medquad_focus_add(focus: str, *, cui: str, subset: str = "MPlus_Health_Topics") -> None:
-    """A MedQuAD document of ``subset`` with ``focus`` (not in the bundled slice), stored as the
-    MedQuAD connector stores it, and the focus lexicon read again."""
+def medquad_focus_add(
+    focus: str, *, cui: str, subset: str = "MPlus_Health_Topics", synonyms: tuple[str, ...] = ()
+) -> None:
+    """A MedQuAD document of ``subset`` with ``focus`` (not in the bundled slice) and its UMLS
+    ``synonyms``, stored as the MedQuAD connector stores it, and the focus lexicon read again."""
     from ingestion.models import Document, Source
     from zolsearch.search.focus import medquad_lexicon_clear
 
@@ -58,6 +60,6 @@ def medquad_focus_add(focus: str, *, cui: str, subset: str = "MPlus_Health_Topic
         title=focus,
         language="en",
         content_hash="x",
-        metadata={"focus": focus, "umls_cuis": [cui], "subset": subset},
+        metadata={"focus": focus, "umls_cuis": [cui], "subset": subset, "synonyms": list(synonyms)},
     )
     medquad_lexicon_clear()

@@ -14,6 +14,7 @@ from taxonomy.services import sample_hospital_load
 from taxonomy.snomed import snomed_import
 from tests.search import medquad_focus_add
 from zolsearch.search.config import pipeline_config_default
+from zolsearch.search.contract import UnderstandingTrace
 from zolsearch.search.focus import (
     Focus,
     eponym_everyday,
@@ -126,6 +127,25 @@ def test_a_focus_that_is_a_stop_word_of_the_question_needs_capitals() -> None:
     assert not medquad_match_allowed("arts", "de arts sprak over stadium 2", "nl")
     assert medquad_match_allowed("arts", "wat is het ARTS syndroom", "nl")
     assert medquad_match_allowed("arts", "what is arts syndrome", "en")
+
+
+def test_of_one_word_foci_the_one_written_in_capitals_is_the_focus() -> None:
+    """GIVEN MedQuAD foci Alcohol and NASH (the acronym of Nonalcoholic steatohepatitis) WHEN a
+    question names both, NASH in capitals THEN NASH is its focus, though "alcohol" is the longer
+    word; written in lower case, or in a message all in capitals, the longer word is."""
+    medquad_focus_add("Alcohol", cui="C0001962")
+    medquad_focus_add("NASH", cui="C3241937", subset="GARD")
+    try:
+        asked = focus_link(
+            question="Wat is de oorzaak van NASH als je nooit alcohol drinkt?", resolution=None, language="nl"
+        )
+        assert asked is not None and asked.text == "NASH"
+        lower = focus_link(question="oorzaak van nash zonder alcohol", resolution=None, language="nl")
+        assert lower is not None and lower.text == "Alcohol"
+        shouting = focus_link(question="OORZAAK VAN NASH ZONDER ALCOHOL", resolution=None, language="nl")
+        assert shouting is not None and shouting.text == "Alcohol"
+    finally:
+        medquad_lexicon_clear()
 
 
 def test_the_understanding_stage_records_the_focus_on_the_trace() -> None:
@@ -288,6 +308,29 @@ def test_dutch_dictionary_words_name_the_focus_in_the_question_sentence_only() -
         assert story is None or story.text != "Prostate Cancer"
     finally:
         medquad_lexicon_clear()
+
+
+def test_a_dutch_message_s_english_links_the_focus_of_its_question_sentence_first() -> None:
+    """GIVEN MedQuAD's Stroke and High Blood Pressure (added as the connector stores them) WHEN a
+    Dutch message tells of high blood pressure ("hoge bloeddruk", three English words) and asks
+    how to prevent a stroke ("beroerte", one) THEN the focus linked from its English is Stroke,
+    the one asked about; WHEN the question sentence names no condition THEN the story's longer
+    match is."""
+    medquad_focus_add("Stroke", cui="C0038454", subset="NIHSeniorHealth")
+    medquad_focus_add("High Blood Pressure", cui="C0020538", subset="NIHSeniorHealth")
+    story = "Mijn vader heeft vorig jaar ne beroerte gehad en ik heb een iets te hoge bloeddruk. "
+    try:
+        asked = _understood(story + "Hoe kan ik een beroerte voorkomen?")
+        assert (asked.focus, asked.focus_translated) == ("Stroke", True)
+        assert _understood(story + "Wat kan ik daaraan doen?").focus == "High Blood Pressure"
+    finally:
+        medquad_lexicon_clear()
+
+
+def _understood(question: str) -> UnderstandingTrace:
+    """The understanding trace of a Dutch ``question`` run through the default pipeline."""
+    state = pipeline_run(request=SearchRequest(question=question, language="nl"), config=pipeline_config_default())
+    return state.trace.understanding
 
 
 def test_a_focus_title_gives_the_names_patients_say() -> None:
@@ -504,14 +547,17 @@ def test_a_plural_topic_name_is_linked_from_its_singular() -> None:
 
 
 def test_a_lone_dutch_cognate_with_a_medical_ending_links_the_focus() -> None:
-    """GIVEN MedQuAD topics Encephalopathy and Operation WHEN a Dutch message names the
-    condition only by its Dutch spelling ("encefalopathie", which the dictionary lacks) THEN
-    the cognate names it (:func:`medical_cognate_term`) and the understanding stage links it;
-    an everyday cognate ("operatie" → "operation", a MedQuAD term here too) names nothing by
-    this rule."""
+    """GIVEN MedQuAD topics Encephalopathy, Ataxia, and Surgery with its UMLS synonym
+    "Operation" (as in the full MedQuAD) WHEN a Dutch message names the condition only by its
+    Dutch spelling ("encefalopathie", "ataxie"; the dictionary lacks both) THEN the cognate
+    names it (:func:`medical_cognate_term`: a medical ending, or a focus's own name of six
+    letters or more) and the understanding stage links it; an everyday cognate ("operatie" →
+    "operation", a MedQuAD synonym here) names nothing by this rule, nor does a cognate shorter
+    than six letters that is a focus's name."""
     try:
         medquad_focus_add("Encephalopathy", cui="C0085584")
-        medquad_focus_add("Operation", cui="C0543467")
+        medquad_focus_add("Surgery", cui="C0543467", synonyms=("Operation",))
+        medquad_focus_add("Ataxia", cui="C0004134", subset="NINDS")
         _lone_cognate_links()
     finally:
         medquad_lexicon_clear()
@@ -522,6 +568,16 @@ def _lone_cognate_links() -> None:
     named = medical_cognate_term(medical_renderings("vooruitzichten bij encefalopathie", known))
     assert named is not None and (named.text, named.matched) == ("Encephalopathy", "encephalopathy")
     assert medical_cognate_term(medical_renderings("nuchter voor de operatie", known)) is None
+    ataxia = medical_cognate_term(medical_renderings("de neuroloog heeft het over ataxie", known))
+    assert ataxia is not None and (ataxia.text, ataxia.matched) == ("Ataxia", "ataxia")
+    story = pipeline_run(
+        request=SearchRequest(
+            question="Mijn grootvader wankelt veel en de neuroloog heeft het over ataxie. Wat betekent dat?",
+            language="nl",
+        ),
+        config=pipeline_config_default(),
+    )
+    assert story.trace.understanding.focus == "Ataxia"
     config = pipeline_config_default()
     state = pipeline_run(
         request=SearchRequest(

@@ -884,8 +884,8 @@ def medquad_match_allowed(gram: str, question: str, language: str) -> bool:
     if gram not in STOPWORDS.get(language, set()):
         if language != "nl" or not dutch_word_elsewise(gram):
             return True
-        return question != question.upper() and bool(re.search(rf"\b{re.escape(gram.upper())}\b", question))
-    if question != question.upper() and re.search(rf"\b{re.escape(gram.upper())}\b", question):
+        return _in_capitals(gram, question)
+    if _in_capitals(gram, question):
         return True  # capitals mean the acronym only when the message is not written in capitals
     words = _LETTERS.findall(text_normalise(question))
     return bool(words) and words[-1] == gram
@@ -973,7 +973,10 @@ def _medquad_focus_of(question: str, language: str, lexicon: _Lexicon, *, asked:
     # a Dutch question's English spelling, read by both the spelled and the misspelled match
     units = english_spelling(question, lexicon.words) if language == TARGET_LANGUAGE else None
     spelled = _spelled_focus(units, lexicon, asked=asked) if units is not None else None
-    gram = max(found, key=lambda g: (len(g.split()), len(g))) if found else ""
+    # the longest term; of one-word terms, the one the question writes in capitals before a
+    # longer one: an acronym names the condition asked about ("Wat is de oorzaak van NASH als je
+    # nooit alcohol drinkt?" is Nonalcoholic steatohepatitis, not Alcohol; noisy dev nl6)
+    gram = max(found, key=lambda g: (len(g.split()), _in_capitals(g, question), len(g))) if found else ""
     if spelled is not None and spelled[1] > len(gram.split()):
         return spelled[0]  # "chronische myeloide leukemie" over "leukemie" (English words)
     if len(gram.split()) < 2:
@@ -985,6 +988,17 @@ def _medquad_focus_of(question: str, language: str, lexicon: _Lexicon, *, asked:
     if not gram:
         return _fuzzy_focus(question, lexicon)
     return lexicon.terms[gram].linked(_as_said(gram, text_normalise(question)))
+
+
+def _in_capitals(gram: str, question: str) -> bool:
+    """Whether the one-word term ``gram`` (normalised) is written in capitals in ``question``
+    ("NASH", "ALS"), which is then not written in capitals throughout (a message in capitals
+    says nothing by them); False for a term of several words. Never raises."""
+    return (
+        " " not in gram
+        and question != question.upper()
+        and bool(re.search(rf"\b{re.escape(gram.upper())}\b", question))
+    )
 
 
 def _as_said(gram: str, normalised: str) -> str:

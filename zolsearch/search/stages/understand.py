@@ -24,6 +24,7 @@ from zolsearch.search.focus import (
     medquad_words,
     page_spelling,
     pages_lack_words,
+    question_sentence,
 )
 from zolsearch.search.glossary import (
     TARGET_LANGUAGE,
@@ -171,6 +172,19 @@ def _searched_corrected(state: SearchState, corrections: list[Correction]) -> st
     return text_corrected(asked, corrections) if corrections else asked
 
 
+def _focus_of_renderings(renderings: list[Rendering]) -> Focus | None:
+    """The MedQuAD focus the usual English of ``renderings`` names (:func:`medquad_focus` of
+    their first renderings, cognates left out), unless it is matched by a generic word's
+    rendering alone: a generic word names no condition on its own, whatever a UMLS synonym says
+    ("kind" → "child", the abbreviation chILD of Children's interstitial lung disease). None
+    when nothing links. Raises what :func:`medquad_focus` raises."""
+    usual = [r[0] for r in renderings_kept(renderings, cognates=False)]
+    found = medquad_focus(" ".join(usual), "en") if usual else None
+    if found is not None and found.matched in {text_normalise(r.words[0]) for r in renderings if r.generic}:
+        return None
+    return found
+
+
 def _medical_english(state: SearchState, corrections: list[Correction]) -> None:
     """A Dutch question about a condition, in English too (:func:`medical_renderings`, read
     once): the
@@ -212,11 +226,13 @@ def _medical_english(state: SearchState, corrections: list[Correction]) -> None:
     current = state.focus
     if current is None or (current.source == "medquad" and len(current.matched.split()) < 2):
         usual = [r[0] for r in renderings_kept(renderings, cognates=False)]
-        found = medquad_focus(" ".join(usual), "en")
-        if found is not None and found.matched in {text_normalise(r.words[0]) for r in renderings if r.generic}:
-            # a generic word names no condition on its own, whatever a UMLS synonym says
-            # ("kind" → "child", the abbreviation chILD of Children's interstitial lung disease)
-            found = None
+        # the question sentence first, as medquad_focus reads a message: the story names other
+        # conditions, often in more words ("… ne beroerte gehad … iets te hoge bloeddruk. Hoe kan
+        # ik een beroerte voorkomen?" asks about Stroke, not High Blood Pressure; noisy dev nl6)
+        sentence = question_sentence(state.question)
+        found = (
+            _focus_of_renderings(medical_renderings(text_corrected(sentence, corrections), known)) if sentence else None
+        ) or _focus_of_renderings(renderings)
         # A one-word Dutch match whose English is the focus's name is that focus, however many
         # words it renders to: a longer English match replaces it only when it names it too
         # ("longkanker" is Lung Cancer, not the "cancer chemotherapy" of "chemo" in the same
@@ -280,6 +296,10 @@ def _pages_lack_medical_word(state: SearchState, corrections: list[Correction]) 
 # glossary._COGNATE_SUFFIXES; on the Dutch noisy dev messages every such word was a condition.
 MEDICAL_COGNATE_ENDINGS = ("oma", "pathy", "itis", "osis", "emia", "trophy", "uria")
 MEDICAL_COGNATE_MIN_CHARS = 9
+# The least length of a lone cognate that is a MedQuAD focus's own name and links it whatever its
+# ending ("ataxie" → Ataxia, "lymfoom" → Lymphoma): shorter names are everyday words too ("gas" →
+# Gas). Set by hand on 2026-12-07 on the sixth Dutch noisy dev set (nl6).
+FOCUS_COGNATE_MIN_CHARS = 6
 
 
 def medical_cognate_term(renderings: list[Rendering]) -> Focus | None:
@@ -289,7 +309,9 @@ def medical_cognate_term(renderings: list[Rendering]) -> Focus | None:
     links a MedQuAD focus by itself (:func:`zolsearch.search.focus.medquad_focus` of the word:
     a term of the index, focus or synonym, or its fuzzy match, so a cognate spelled one letter
     off still links; a direct lexicon lookup instead lost one held-out noisy message); None when
-    there is none. What links a Dutch
+    there is none. Else the first such cognate of any ending, of at least
+    :data:`FOCUS_COGNATE_MIN_CHARS` letters, that is a MedQuAD focus's own name, not a synonym
+    ("ataxie" → Ataxia, "lymfoom" → Lymphoma). What links a Dutch
     question whose only name of the condition is such a word: the dictionary-based link
     (:func:`zolsearch.search.focus.medquad_focus` of the usual renderings) reads no cognate."""
     for rendering in renderings:
@@ -303,6 +325,12 @@ def medical_cognate_term(renderings: list[Rendering]) -> Focus | None:
         ):
             found = medquad_focus(word, "en")
             if found is not None and found.matched == word:
+                return found
+    for rendering in renderings:
+        word = rendering.words[0]
+        if rendering.guessed and not rendering.generic and " " not in word and len(word) >= FOCUS_COGNATE_MIN_CHARS:
+            found = medquad_focus(word, "en")
+            if found is not None and found.matched == word and text_normalise(found.text) == word:
                 return found
     return None
 
