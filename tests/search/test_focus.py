@@ -327,6 +327,23 @@ def test_a_dutch_message_s_english_links_the_focus_of_its_question_sentence_firs
         medquad_lexicon_clear()
 
 
+def test_a_dictionary_phrase_the_reduction_broke_is_read_from_the_message_as_asked() -> None:
+    """GIVEN MedQuAD's Restless legs syndrome WHEN a long Dutch message says "benen" in its story
+    and then "rusteloze benen syndroom" (the reduced query keeps each word once: "… benen …
+    rusteloze syndroom") THEN the phrase is still rendered, searched and linked as the focus."""
+    medquad_focus_add("Restless legs syndrome", cui="C0035258", subset="NHLBI")
+    try:
+        understood = _understood(
+            "Elke avond krijg ik kriebels in mijn benen en ik slaap er niet meer door. Dat zou het "
+            "rusteloze benen syndroom zijn. Wat kan ik daartegen doen?"
+        )
+        assert "benen syndroom" not in understood.reduced
+        assert understood.focus == "Restless legs syndrome"
+        assert "restless legs syndrome" in understood.expanded
+    finally:
+        medquad_lexicon_clear()
+
+
 def _understood(question: str) -> UnderstandingTrace:
     """The understanding trace of a Dutch ``question`` run through the default pipeline."""
     state = pipeline_run(request=SearchRequest(question=question, language="nl"), config=pipeline_config_default())

@@ -202,7 +202,9 @@ def _medical_english(state: SearchState, corrections: list[Correction]) -> None:
     "child", a UMLS synonym of Children's interstitial lung disease), and a one-word Dutch focus
     whose English is its name is replaced only by a longer match that names it too
     ("leukemie" → Acute Lymphocytic Leukemia, but "longkanker" stays Lung Cancer beside
-    "chemo")."""
+    "chemo"). A long message's reduced query is read with the eponyms and dictionary phrases
+    of the message as asked (the reduction drops stop words and repeated words), and its
+    question sentence's English links the focus before the whole message's does."""
     asked = state.search_query or state.question
     query = _searched_corrected(state, corrections)
     # A question whose MedQuAD focus is linked already (its English name is in it) gains from
@@ -217,9 +219,22 @@ def _medical_english(state: SearchState, corrections: list[Correction]) -> None:
         # sentence (a name does not run on into the next one: "caffey? ons baby'tje").
         # (with its misspelled medical words corrected: "ziekte van parkingson" names Parkinson).
         asked_corrected = text_corrected(state.question, corrections) if corrections else state.question
-        renderings += [
-            r for s in _SENTENCE_END.split(asked_corrected) for r in medical_renderings(s, known) if r.eponym
-        ]
+        sentences = _SENTENCE_END.split(asked_corrected)
+        renderings += [r for s in sentences for r in medical_renderings(s, known) if r.eponym]
+        # So do the dictionary's phrases the reduction broke by keeping each word once: "…
+        # kriebels in mijn benen … het rusteloze benen syndroom" reads "… kriebels benen …
+        # rusteloze syndroom …" (restless legs syndrome; noisy dev nl6).
+        searched = f" {text_normalise(query)} "
+        phrases = {
+            unit.dutch
+            for s in sentences
+            for unit in english_spelling(s, known)
+            if " " in unit.dutch
+            and unit.translated
+            and not (unit.generic or unit.guessed or unit.eponym)
+            and f" {unit.dutch} " not in searched
+        }
+        renderings += [r for phrase in sorted(phrases) for r in medical_renderings(phrase, known)]
     english = renderings_kept(renderings, specific=not linked)
     if not english:
         return
