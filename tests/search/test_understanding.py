@@ -9,7 +9,14 @@ from core.providers.embeddings import embedding_provider_get
 from zolsearch.search.config import MEASUREMENT_OVERRIDES, pipeline_config_default
 from zolsearch.search.contract import Intent
 from zolsearch.search.pipeline import SearchRequest, pipeline_run
-from zolsearch.search.understanding import QTYPES, labelled_queries, query_reduce, understanding_model_get
+from zolsearch.search.understanding import (
+    QTYPE_CUE_CONFIDENCE,
+    QTYPES,
+    labelled_queries,
+    qtype_cue,
+    query_reduce,
+    understanding_model_get,
+)
 
 STORY = (
     "Hi, quick question. My daughter (6) was diagnosed with Aicardi syndrome last month after her seizures started. "
@@ -168,6 +175,49 @@ def test_the_question_type_is_read_from_the_question_sentence(message: str, lang
         config=config.with_overrides(qtype_question_sentence=False),
     )
     assert on_single.qtype == off_single.qtype == "treatment"
+
+
+@pytest.mark.parametrize(
+    ("message", "language", "expected"),
+    [
+        ("waardoor krijg je een droge mond? ik moet de hele tijd water drinken", "nl", "causes"),
+        ("Wat is de oorzaak van NASH als je nooit alcohol drinkt?", "nl", "causes"),
+        ("Ik ruik niks meer. Waar kan dat verlies van reukzin door komen?", "nl", "causes"),
+        ("Hoe wordt het syndroom van Cushing vastgesteld?", "nl", "exams and tests"),
+        ("hoe stellen ze een lisbreuk vast? ik heb een bultje in mijn lies", "nl", "exams and tests"),
+        ("hoe weten ze of je MS hebt? ik heb tintelingen in mijn benen", "nl", "exams and tests"),
+        ("Wat helpt er tegen rusteloze benen 's nachts?", "nl", "treatment"),
+        ("wat kan je doen tegen een maagontsteking", "nl", "treatment"),
+        # a story's statement asks nothing: "vastgesteld" there is no question about diagnosis
+        ("Bij ons kindje hebben ze het Feingold syndroom vastgesteld. Is dat erfelijk?", "nl", ""),
+        ("mijn zoon kan niet tegen fel licht. wat is kegel-staafdystrofie?", "nl", ""),
+        ("Bij mij is nierziekte vastgesteld. Ik wil weten wat ik mag eten.", "nl", ""),  # no question mark
+        ("waardoor krijg je het en hoe stellen ze het vast?", "nl", ""),  # two types: the classifier decides
+        ("Hoe wordt het syndroom van Cushing vastgesteld?", "en", ""),  # other languages are not read
+    ],
+)
+def test_a_dutch_phrasing_names_the_question_type(message: str, language: str, expected: str) -> None:
+    """GIVEN Dutch messages written for this test WHEN their question sentences ask by a fixed
+    phrasing THEN :func:`qtype_cue` gives its type; a phrasing in the story, in a message of
+    several sentences without a question, two types at once, or another language give none."""
+    assert qtype_cue(message, language) == expected
+
+
+@pytest.mark.django_db
+def test_a_question_type_cue_overrides_the_classifier() -> None:
+    """GIVEN a Dutch question asking how a syndrome is diagnosed by "vastgesteld" (the offline
+    classifier reads it as another type: the sixth Dutch noisy dev set) WHEN it is searched THEN
+    the trace's type is exams and tests with the cues' confidence, and it is searched in English
+    ("diagnose"); with ``qtype_cues`` off the classifier's reading stays."""
+    question = "Hoe wordt het syndroom van Cushing vastgesteld?"
+    config = pipeline_config_default().with_overrides(**MEASUREMENT_OVERRIDES)
+    on = pipeline_run(request=SearchRequest(question=question, language="nl"), config=config)
+    assert (on.qtype, on.trace.understanding.qtype_confidence) == ("exams and tests", QTYPE_CUE_CONFIDENCE)
+    off = pipeline_run(
+        request=SearchRequest(question=question, language="nl"), config=config.with_overrides(qtype_cues=False)
+    )
+    assert off.trace.understanding.qtype != "exams and tests"
+    assert off.trace.understanding.qtype_confidence != QTYPE_CUE_CONFIDENCE
 
 
 @pytest.mark.django_db

@@ -166,6 +166,10 @@ class PipelineConfig(BaseModel):
       (:func:`zolsearch.search.focus.question_sentence`) alone, and taken from there when the
       classifier is at least as sure of it (a story sentence, "ik bloed heel lang na een
       tandarts", otherwise pulls the type to symptoms; one query embedding more for both).
+      ``qtype_cues``: a Dutch message whose question sentences ask a type by a fixed phrasing
+      ("waardoor krijg je …", "hoe wordt … vastgesteld", "wat helpt er tegen …":
+      :data:`zolsearch.search.understanding.QTYPE_CUES_NL`) takes that type, with the cues'
+      measured precision as its confidence, whatever the classifier read.
       ``focus_expansion_enabled``: a MedQuAD focus the question names another way (a UMLS
       synonym, or a Dutch spelling or misspelling through the fuzzy match) is added to the text
       BM25 and the reranker search. ``qtype_expansion_enabled``: a Dutch question about a
@@ -319,6 +323,7 @@ class PipelineConfig(BaseModel):
     understanding_intent_min: float = Field(default=0.0, ge=0.0, le=1.0)
     reduced_query_enabled: bool = True
     qtype_question_sentence: bool = True
+    qtype_cues: bool = True
     intent_question_sentence: bool = True
     focus_expansion_enabled: bool = True
     qtype_expansion_enabled: bool = True
@@ -487,6 +492,7 @@ FIELDS_ADDED: dict[str, Any] = {
     "crag_bypass_own_pages": False,  # 2026-11-27: CRAG judged the hospital's own pages too
     "crag_bypass_min_words": 0,  # 2026-11-29: CRAG judged long messages too
     "crag_bypass_graph_facts": False,  # 2026-11-29: CRAG judged questions with graph facts too
+    "qtype_cues": False,  # 2026-12-07: the classifiers alone read a Dutch question's type
     "qtype_question_sentence": False,  # 2026-11-29: the question type was read from the whole message
     "intent_question_sentence": False,  # 2026-11-29: the intent was read from the whole message
     "qtype_match_needs_topic": False,  # 2026-11-29: qtype_match counted pages about any subject

@@ -35,6 +35,7 @@ _SPECS = (
     FlagSpec("understanding_intent_min", "understanding", "Minimum classifier probability (0–1) for its intent to be used."),
     FlagSpec("reduced_query_enabled", "understanding", "Search long messages with their reduced query (focus, type and content words)."),
     FlagSpec("qtype_question_sentence", "understanding", "For a message of several sentences, read the question type from its question sentence when the classifier is at least as sure of it there."),
+    FlagSpec("qtype_cues", "understanding", 'For a Dutch question, take the question type its question sentence asks by a fixed phrasing ("waardoor krijg je", "hoe wordt … vastgesteld", "wat helpt er tegen").'),
     FlagSpec("intent_question_sentence", "understanding", "For a message of several sentences, read the intent from its question sentence when the classifier is at least as sure of it there."),
     FlagSpec("snomed_expansion_enabled", "understanding", "Also search the name and SNOMED CT names of a taxonomy entity the question names by an alias or synonym."),
     FlagSpec("snomed_expansion_terms", "understanding", "How many SNOMED CT names to add at most."),

@@ -945,6 +945,15 @@ def question_sentences(message: str) -> list[str]:
     """Every sentence of ``message`` whose end holds a question mark, in order, when ``message``
     has two sentences or more (:func:`question_sentence` is the first); ``[]`` otherwise. Never
     raises."""
+    sentences = message_sentences(message)
+    asking = [text + end for text, end in sentences if _QUESTION_MARKS & set(end)]
+    return asking if len(sentences) >= 2 else []
+
+
+def message_sentences(message: str) -> list[tuple[str, str]]:
+    """The sentences of a patient's ``message`` in order, each as its text (stripped) and the
+    marks that end it ("?", "?!", "." …; "" for the last without any), split as
+    :func:`question_sentence` splits them; ``[]`` for an empty message. Never raises."""
     sentences: list[tuple[str, str]] = []
     start = 0
     for match in _SENTENCE_END.finditer(message):
@@ -953,9 +962,7 @@ def question_sentences(message: str) -> list[str]:
         sentences.append((message[start : match.start()].strip(), match.group(0)))
         start = match.end()
     sentences.append((message[start:].strip(), ""))
-    sentences = [(text, end) for text, end in sentences if text]
-    asking = [text + end for text, end in sentences if _QUESTION_MARKS & set(end)]
-    return asking if len(sentences) >= 2 else []
+    return [(text, end) for text, end in sentences if text]
 
 
 def _medquad_focus_of(question: str, language: str, lexicon: _Lexicon, *, asked: bool = False) -> Focus | None:

@@ -33,7 +33,7 @@ from core.jsonl import jsonl_objects
 from core.providers.embeddings import EmbeddingProvider
 from core.text import STOPWORDS, sentences_split, text_normalise
 from zolsearch.search.contract import Intent
-from zolsearch.search.focus import question_sentence
+from zolsearch.search.focus import message_sentences, question_sentence, question_sentences
 from zolsearch.search.safety.guard import GuardClassifier
 
 logger = logging.getLogger(__name__)
@@ -409,6 +409,53 @@ def understanding_as_asked(
     if qtype and asked.qtype_confidence >= understood.qtype_confidence:
         understood = replace(understood, qtype=asked.qtype, qtype_confidence=asked.qtype_confidence)
     return understood
+
+
+# Dutch phrasings that ask one MedQuAD question type whatever story surrounds them, read in the
+# question sentences of a message (a story's "bij mij is X vastgesteld" asks nothing): "waardoor
+# krijg je …", "wat is de oorzaak van …" (causes); "hoe wordt … vastgesteld", "hoe stellen ze … vast",
+# "hoe weten ze of …" (exams and tests); "wat kan je doen tegen …", "wat helpt er tegen …"
+# (treatment). Written by hand on 2026-12-07 from the Dutch noisy dev messages' question-type
+# errors; over every Dutch golden question with a question type, each cue's question sentences
+# asked its type 46 of 47, 50 of 50 and 5 of 5 times (docs/EVALUATION.md, "Question-type cues").
+QTYPE_CUES_NL: tuple[tuple[str, re.Pattern[str]], ...] = (
+    (
+        "causes",
+        re.compile(
+            r"\bwaardoor\b|\boorza(?:a|k)\w*|\bhoe (?:krijg|krijgt|krijgen) (?:je|een|men|iemand)\b"
+            r"|\bwaar\b[^?.]*\bdoor (?:komen|komt)\b",
+            re.IGNORECASE,
+        ),
+    ),
+    (
+        "exams and tests",
+        re.compile(
+            r"\bvastgesteld\b|\bstellen\b[^?.]*\bvast\b|\bhoe weten ze\b|\bhoe (?:stel|stelt) (?:je|men)\b"
+            r"|\bvast te stellen\b|\bopgespoord\b|\bop te sporen\b",
+            re.IGNORECASE,
+        ),
+    ),
+    ("treatment", re.compile(r"\b(?:kan|kun|kunt|doe|doet|helpt|helpen)\b[^?.]*\btegen\b", re.IGNORECASE)),
+)
+
+
+# The confidence of a type read by a cue: the cues' precision over every Dutch golden question
+# with a question type, 101 of 102 (2026-12-07); above ``medical_translation_qtype_min``, so a
+# question whose type a cue reads is also searched in English.
+QTYPE_CUE_CONFIDENCE = 0.99
+
+
+def qtype_cue(message: str, language: str) -> str:
+    """The MedQuAD question type a Dutch ``message``'s question sentences ask by one of
+    :data:`QTYPE_CUES_NL` (a one-sentence message is its own question sentence; a message of
+    several sentences without a question mark has none), "" when no cue or cues of more than one
+    type match, and for other languages (the English classifier has MedQuAD's own questions to
+    learn from). Never raises."""
+    if language != "nl":
+        return ""
+    asked = question_sentences(message) or ([message] if len(message_sentences(message)) < 2 else [])
+    found = {qtype for qtype, cue in QTYPE_CUES_NL for sentence in asked if cue.search(sentence)}
+    return found.pop() if len(found) == 1 else ""
 
 
 _train_lock = threading.Lock()

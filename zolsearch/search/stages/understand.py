@@ -37,8 +37,10 @@ from zolsearch.search.glossary import (
 from zolsearch.search.spelling import Correction, corrections_trace, text_corrected
 from zolsearch.search.stages.base import SearchState, Stage
 from zolsearch.search.understanding import (
+    QTYPE_CUE_CONFIDENCE,
     Understanding,
     age_group,
+    qtype_cue,
     routing_share,
     understanding_as_asked,
     understanding_model_get,
@@ -421,6 +423,10 @@ class QueryUnderstandingStage(Stage):
                 understood = understanding_as_asked(
                     understood, asked, intent=config.intent_question_sentence, qtype=config.qtype_question_sentence
                 )
+        cue = qtype_cue(state.question, state.language) if config.qtype_cues else ""
+        if cue and cue != understood.qtype:
+            # a fixed phrasing asks its type whatever the story says (config.qtype_cues)
+            understood = replace(understood, qtype=cue, qtype_confidence=QTYPE_CUE_CONFIDENCE)
         return understood
 
     def run(self, state: SearchState) -> None:
