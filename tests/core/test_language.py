@@ -41,9 +41,12 @@ def test_nothing_to_go_by_gives_the_default() -> None:
 
 
 def test_the_golden_sets_languages() -> None:
-    """GIVEN every question of the committed golden sets with its language (2,248, and 397
-    MedQuAD questions with a misspelled focus in the typo probes) WHEN detected THEN at most 36 of
-    the 2,248 are wrong (6 of the fifth Dutch noisy dev set's 100, short queries of Latin names
+    """GIVEN every question of the committed golden sets with its language (2,347, and 397
+    MedQuAD questions with a misspelled focus in the typo probes) WHEN detected THEN at most 41 of
+    the 2,347 are wrong (5 of the sixth Dutch noisy dev set's 99, short queries of Greek and Latin
+    names read as German: "astrocytoom kind symptomen", "erlichiose wat is dat", "omsk
+    hemorragische koorts symptomen", "hydromyelie wat is dat", "AML volwassenen klinische
+    studies"; 6 of the fifth Dutch noisy dev set's 100, short queries of Latin names
     and one word of English: "leukonychia totalis witte nagels" and "gyraatatrofie choroidea
     retina" read as Polish, "mitochondriale myopathie prognose" as German, "perifere neuropatie"
     as Romanian, "charcot-marie-tooth 2H symptomen" as English; 4 of the fourth Dutch noisy dev
@@ -69,6 +72,6 @@ def test_the_golden_sets_languages() -> None:
                 wrong[kind] += 1
                 wrong[item["language"]] += 1
     assert total["sets"] >= 1900 and total["typos"] >= 390
-    assert wrong["sets"] <= 36, wrong
+    assert wrong["sets"] <= 41, wrong
     assert wrong["typos"] <= 0.02 * total["typos"], wrong
     assert not {"fr", "tr", "ar", "ro"} & set(wrong), wrong
