@@ -424,7 +424,7 @@ class QueryUnderstandingStage(Stage):
                     understood, asked, intent=config.intent_question_sentence, qtype=config.qtype_question_sentence
                 )
         cue = qtype_cue(state.question, state.language) if config.qtype_cues else ""
-        if cue and cue != understood.qtype:
+        if cue:
             # a fixed phrasing asks its type whatever the story says (config.qtype_cues)
             understood = replace(understood, qtype=cue, qtype_confidence=QTYPE_CUE_CONFIDENCE)
         return understood
