@@ -188,9 +188,14 @@ def test_the_question_type_is_read_from_the_question_sentence(message: str, lang
         ("hoe weten ze of je MS hebt? ik heb tintelingen in mijn benen", "nl", "exams and tests"),
         ("Wat helpt er tegen rusteloze benen 's nachts?", "nl", "treatment"),
         ("wat kan je doen tegen een maagontsteking", "nl", "treatment"),
+        ("spierziektes, wat zijn dat? mijn armen worden zwakker", "nl", "information"),
+        ("Dag, wat is longontsteking", "nl", "information"),
+        # "wat is/zijn" naming another type's subject leaves the type to the classifier
+        ("wat zijn de eerste tekenen van darmkanker?", "nl", ""),
+        ("wat is de behandeling van artrose?", "nl", ""),
         # a story's statement asks nothing: "vastgesteld" there is no question about diagnosis
         ("Bij ons kindje hebben ze het Feingold syndroom vastgesteld. Is dat erfelijk?", "nl", ""),
-        ("mijn zoon kan niet tegen fel licht. wat is kegel-staafdystrofie?", "nl", ""),
+        ("mijn zoon kan niet tegen fel licht. wat is kegel-staafdystrofie?", "nl", "information"),
         ("Bij mij is nierziekte vastgesteld. Ik wil weten wat ik mag eten.", "nl", ""),  # no question mark
         ("waardoor krijg je het en hoe stellen ze het vast?", "nl", ""),  # two types: the classifier decides
         ("Hoe wordt het syndroom van Cushing vastgesteld?", "en", ""),  # other languages are not read
@@ -198,8 +203,9 @@ def test_the_question_type_is_read_from_the_question_sentence(message: str, lang
 )
 def test_a_dutch_phrasing_names_the_question_type(message: str, language: str, expected: str) -> None:
     """GIVEN Dutch messages written for this test WHEN their question sentences ask by a fixed
-    phrasing THEN :func:`qtype_cue` gives its type; a phrasing in the story, in a message of
-    several sentences without a question, two types at once, or another language give none."""
+    phrasing THEN :func:`qtype_cue` gives its type ("wat is/zijn …": information, unless the
+    sentence names another type's subject); a phrasing in the story, in a message of several
+    sentences without a question, two types at once, or another language give none."""
     assert qtype_cue(message, language) == expected
 
 

@@ -441,22 +441,40 @@ QTYPE_CUES_NL: tuple[tuple[str, re.Pattern[str]], ...] = (
 
 
 # The confidence of a type read by a cue: Laplace's rule of succession over the cues' record on
-# the Dutch dev questions, (87 + 1) / (87 + 2) = 0.989 (2026-12-07); above
-# ``medical_translation_qtype_min``, so a question whose type a cue reads is also searched in
-# English.
+# the Dutch dev questions, 239 read and 239 right with the information cue: (239 + 1) / (239 + 2)
+# = 0.996, rounded down to 0.99 because the information cue's exclusions were written on the
+# same questions (2026-12-07); above ``medical_translation_qtype_min``, so a question whose type
+# a cue reads is also searched in English.
 QTYPE_CUE_CONFIDENCE = 0.99
+
+
+# "wat is …", "wat zijn …", "wat betekent …" opening a question sentence (after one word of
+# greeting at most: "Dag, wat is …") asks for information about what it names, unless the sentence
+# names another type's subject ("wat zijn de symptomen", "wat is de kans", "wat kan je doen"):
+# those words, in QTYPE_INFORMATION_EXCLUDED, leave the type to the other cues or the classifier.
+# Written by hand on 2026-12-07; on the Dutch dev questions the opening read 155, 152 of them
+# information, and the three others ("wat zijn de eerste tekenen", "de symtomen") are excluded.
+QTYPE_INFORMATION_CUE = re.compile(r"^\W*(?:\w+[,!]?\s+)?wat (?:is|zijn|betekent)\b", re.IGNORECASE)
+QTYPE_INFORMATION_EXCLUDED = re.compile(
+    r"behandel|oorza|sym?p?tom|klachten|tekenen|signalen|verschijnselen|erfelijk|risico|vooruitzicht|prognose"
+    r"|onderzoek|test|diagnose|stadi|voorkom|hoeveel|complicat|\bgen\b|genen|levensverwachting|verschil|kans"
+    r"|helpt|doen|vastgesteld|waardoor|gevolg|steungroep|vereniging|lotgenot",
+    re.IGNORECASE,
+)
 
 
 def qtype_cue(message: str, language: str) -> str:
     """The MedQuAD question type a Dutch ``message``'s question sentences ask by one of
-    :data:`QTYPE_CUES_NL` (a one-sentence message is its own question sentence; a message of
-    several sentences without a question mark has none), "" when no cue or cues of more than one
-    type match, and for other languages (the English classifier has MedQuAD's own questions to
-    learn from). Never raises."""
+    :data:`QTYPE_CUES_NL`, or "information" by :data:`QTYPE_INFORMATION_CUE` (a one-sentence
+    message is its own question sentence; a message of several sentences without a question
+    mark has none), "" when no cue or cues of more than one type match, and for other languages
+    (the English classifier has MedQuAD's own questions to learn from). Never raises."""
     if language != "nl":
         return ""
     asked = question_sentences(message) or ([message] if len(message_sentences(message)) < 2 else [])
     found = {qtype for qtype, cue in QTYPE_CUES_NL for sentence in asked if cue.search(sentence)}
+    if any(QTYPE_INFORMATION_CUE.search(s) and not QTYPE_INFORMATION_EXCLUDED.search(s) for s in asked):
+        found.add("information")
     return found.pop() if len(found) == 1 else ""
 
 
