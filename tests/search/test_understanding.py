@@ -189,6 +189,8 @@ def test_the_question_type_is_read_from_the_question_sentence(message: str, lang
         ("Wat helpt er tegen rusteloze benen 's nachts?", "nl", "treatment"),
         ("wat kan je doen tegen een maagontsteking", "nl", "treatment"),
         ("spierziektes, wat zijn dat? mijn armen worden zwakker", "nl", "information"),
+        ("Ik zoek informatie over een keizersnede.", "nl", "information"),
+        ("Er zit een ependymoom in zijn hoofd. Weet ge waar zo'n tumor van komt?", "nl", "causes"),
         ("Dag, wat is longontsteking", "nl", "information"),
         # "wat is/zijn" naming another type's subject leaves the type to the classifier
         ("wat zijn de eerste tekenen van darmkanker?", "nl", ""),
