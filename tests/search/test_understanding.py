@@ -229,6 +229,21 @@ def test_a_question_type_cue_overrides_the_classifier() -> None:
 
 
 @pytest.mark.django_db
+def test_a_question_type_cue_does_not_make_a_practical_question_medical() -> None:
+    """GIVEN Dutch practical questions that open with "wat zijn" (an information cue), which the
+    classifier reads as no medical type at least as surely as ``medical_translation_qtype_min``
+    WHEN searched THEN their type stays none and nothing is searched in English (the
+    hospital's pages answer them)."""
+    config = pipeline_config_default().with_overrides(**MEASUREMENT_OVERRIDES)
+    for question in ("wat zijn de bezoekuren voor kinderen op de materniteit", "Wat zijn de bezoekuren?"):
+        assert qtype_cue(question, "nl") == "information"
+        state = pipeline_run(request=SearchRequest(question=question, language="nl"), config=config)
+        understood = state.trace.understanding
+        assert understood.qtype == "none" and understood.qtype_confidence >= config.medical_translation_qtype_min
+        assert "children" not in understood.expanded.split("; ")
+
+
+@pytest.mark.django_db
 def test_the_intent_is_read_from_the_question_sentence() -> None:
     """GIVEN a message written for this test that asks where to park and tells of a mother's
     cancer treatment WHEN it is searched THEN the intent is practical_info with the question

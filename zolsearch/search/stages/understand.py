@@ -424,8 +424,12 @@ class QueryUnderstandingStage(Stage):
                     understood, asked, intent=config.intent_question_sentence, qtype=config.qtype_question_sentence
                 )
         cue = qtype_cue(state.question, state.language) if config.qtype_cues else ""
-        if cue:
-            # a fixed phrasing asks its type whatever the story says (config.qtype_cues)
+        # A fixed phrasing asks its type whatever the story says (config.qtype_cues); it names
+        # the type of a medical question, and does not make one medical that the classifier is
+        # sure is not ("Wat zijn de bezoekuren?": type none at 0.63, at least
+        # medical_translation_qtype_min). An agreeing cue leaves the classifier's confidence.
+        sure_none = understood.qtype == "none" and understood.qtype_confidence >= config.medical_translation_qtype_min
+        if cue and cue != understood.qtype and not sure_none:
             understood = replace(understood, qtype=cue, qtype_confidence=QTYPE_CUE_CONFIDENCE)
         return understood
 
