@@ -569,8 +569,7 @@ def test_a_lone_dutch_cognate_with_a_medical_ending_links_the_focus() -> None:
     Dutch spelling ("encefalopathie", "ataxie"; the dictionary lacks both) THEN the cognate
     names it (:func:`medical_cognate_term`: a medical ending, or a focus's own name of six
     letters or more) and the understanding stage links it; an everyday cognate ("operatie" →
-    "operation", a MedQuAD synonym here) names nothing by this rule, nor does a cognate shorter
-    than six letters that is a focus's name."""
+    "operation", a MedQuAD synonym here) names nothing by this rule."""
     try:
         medquad_focus_add("Encephalopathy", cui="C0085584")
         medquad_focus_add("Surgery", cui="C0543467", synonyms=("Operation",))

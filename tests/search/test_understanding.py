@@ -200,6 +200,10 @@ def test_the_question_type_is_read_from_the_question_sentence(message: str, lang
         ("mijn zoon kan niet tegen fel licht. wat is kegel-staafdystrofie?", "nl", "information"),
         ("Bij mij is nierziekte vastgesteld. Ik wil weten wat ik mag eten.", "nl", ""),  # no question mark
         ("waardoor krijg je het en hoe stellen ze het vast?", "nl", ""),  # two types: the classifier decides
+        # the cue words in a statement or with another sense ask no type
+        ("Bij mij is diabetes vastgesteld, wat mag ik eten?", "nl", ""),
+        ("Ik heb een hernia waardoor ik niet kan werken, hoe lang duurt het herstel?", "nl", ""),
+        ("Ik kan niet tegen gluten, is dat coeliakie?", "nl", ""),
         ("Hoe wordt het syndroom van Cushing vastgesteld?", "en", ""),  # other languages are not read
     ],
 )
@@ -215,8 +219,8 @@ def test_a_dutch_phrasing_names_the_question_type(message: str, language: str, e
 def test_a_question_type_cue_overrides_the_classifier() -> None:
     """GIVEN a Dutch question asking how a syndrome is diagnosed by "vastgesteld" (the offline
     classifier reads it as another type: the sixth Dutch noisy dev set) WHEN it is searched THEN
-    the trace's type is exams and tests with the cues' confidence, and it is searched in English
-    ("diagnose"); with ``qtype_cues`` off the classifier's reading stays."""
+    the trace's type is exams and tests with the cues' confidence; with ``qtype_cues`` off the
+    classifier's reading stays."""
     question = "Hoe wordt het syndroom van Cushing vastgesteld?"
     config = pipeline_config_default().with_overrides(**MEASUREMENT_OVERRIDES)
     on = pipeline_run(request=SearchRequest(question=question, language="nl"), config=config)
@@ -240,7 +244,7 @@ def test_a_question_type_cue_does_not_make_a_practical_question_medical() -> Non
         state = pipeline_run(request=SearchRequest(question=question, language="nl"), config=config)
         understood = state.trace.understanding
         assert understood.qtype == "none" and understood.qtype_confidence >= config.medical_translation_qtype_min
-        assert "children" not in understood.expanded.split("; ")
+        assert understood.expanded == "" and not understood.focus_translated
 
 
 @pytest.mark.django_db

@@ -169,8 +169,10 @@ class PipelineConfig(BaseModel):
       ``qtype_cues``: a Dutch message whose question sentences ask a type by a fixed phrasing
       ("waardoor krijg je …", "hoe wordt … vastgesteld", "wat helpt er tegen …":
       :data:`zolsearch.search.understanding.QTYPE_CUES_NL`) takes that type, with the cues'
-      measured precision as its confidence, whatever the classifier read (with the offline
-      classifiers; a configured chat model reads the type itself).
+      measured precision as its confidence, whatever medical type the classifier read, but not
+      a type none it is sure of (≥ ``medical_translation_qtype_min``: "Wat zijn de
+      bezoekuren?"); with the offline classifiers (a configured chat model reads the type
+      itself).
       ``focus_expansion_enabled``: a MedQuAD focus the question names another way (a UMLS
       synonym, or a Dutch spelling or misspelling through the fuzzy match) is added to the text
       BM25 and the reranker search. ``qtype_expansion_enabled``: a Dutch question about a

@@ -16,6 +16,7 @@ from taxonomy.models import Entity
 from taxonomy.selectors import concept_synonyms
 from zolsearch.search.contract import Intent, UnderstandingTrace
 from zolsearch.search.focus import (
+    QUESTION_TYPE_TOPICS,
     Focus,
     focus_for_age_group,
     focus_link,
@@ -247,9 +248,12 @@ def _medical_english(state: SearchState, corrections: list[Correction]) -> None:
         # conditions, often in more words ("… ne beroerte gehad … iets te hoge bloeddruk. Hoe kan
         # ik een beroerte voorkomen?" asks about Stroke, not High Blood Pressure; noisy dev nl6)
         sentence = question_sentence(state.question)
-        found = (
+        asked_focus = (
             _focus_of_renderings(medical_renderings(text_corrected(sentence, corrections), known)) if sentence else None
-        ) or _focus_of_renderings(renderings)
+        )
+        if asked_focus is not None and {asked_focus.matched, text_normalise(asked_focus.text)} & QUESTION_TYPE_TOPICS:
+            asked_focus = None  # "klinische studies" asks about the story's condition (as medquad_focus reads it)
+        found = asked_focus or _focus_of_renderings(renderings)
         # A one-word Dutch match whose English is the focus's name is that focus, however many
         # words it renders to: a longer English match replaces it only when it names it too
         # ("longkanker" is Lung Cancer, not the "cancer chemotherapy" of "chemo" in the same
@@ -404,7 +408,8 @@ class QueryUnderstandingStage(Stage):
     @staticmethod
     def _offline(state: SearchState) -> Understanding | None:
         """The offline classifiers' understanding of the question (with its question sentence's
-        intent and type when the config asks and they are surer); None when they are unavailable."""
+        intent and type when the config asks and they are surer, and the type a Dutch cue reads,
+        ``config.qtype_cues``); None when they are unavailable."""
         assert state.query_vector is not None
         config = state.config
         try:
