@@ -900,6 +900,13 @@ QUESTION_TYPE_TOPICS = frozenset(
 )
 
 
+def names_question_type_topic(focus: Focus) -> bool:
+    """Whether ``focus`` is one of :data:`QUESTION_TYPE_TOPICS` (by the words it was matched by
+    or by its name): a topic that says what is asked about a condition, not the condition.
+    Never raises."""
+    return bool({focus.matched, text_normalise(focus.text)} & QUESTION_TYPE_TOPICS)
+
+
 def medquad_focus(question: str, language: str = "") -> Focus | None:
     """The MedQuAD focus ``question`` names (:func:`_medquad_focus_of`), looked for first in
     its question sentence (:func:`question_sentence`) when it has other sentences too: a
@@ -915,7 +922,7 @@ def medquad_focus(question: str, language: str = "") -> Focus | None:
     asked = question_sentence(question)
     if asked:
         found = _medquad_focus_of(asked, language, lexicon, asked=True)
-        if found is not None and not {found.matched, text_normalise(found.text)} & QUESTION_TYPE_TOPICS:
+        if found is not None and not names_question_type_topic(found):
             return found
         if found is not None:
             # "Are there any clinical trials he could look into?" asks the research question

@@ -16,13 +16,13 @@ from taxonomy.models import Entity
 from taxonomy.selectors import concept_synonyms
 from zolsearch.search.contract import Intent, UnderstandingTrace
 from zolsearch.search.focus import (
-    QUESTION_TYPE_TOPICS,
     Focus,
     focus_for_age_group,
     focus_link,
     medquad_focus,
     medquad_spelling,
     medquad_words,
+    names_question_type_topic,
     page_spelling,
     pages_lack_words,
     question_sentence,
@@ -251,7 +251,7 @@ def _medical_english(state: SearchState, corrections: list[Correction]) -> None:
         asked_focus = (
             _focus_of_renderings(medical_renderings(text_corrected(sentence, corrections), known)) if sentence else None
         )
-        if asked_focus is not None and {asked_focus.matched, text_normalise(asked_focus.text)} & QUESTION_TYPE_TOPICS:
+        if asked_focus is not None and names_question_type_topic(asked_focus):
             asked_focus = None  # "klinische studies" asks about the story's condition (as medquad_focus reads it)
         found = asked_focus or _focus_of_renderings(renderings)
         # A one-word Dutch match whose English is the focus's name is that focus, however many
@@ -335,21 +335,14 @@ def medical_cognate_term(renderings: list[Rendering]) -> Focus | None:
     ("ataxie" → Ataxia, "lymfoom" → Lymphoma). What links a Dutch
     question whose only name of the condition is such a word: the dictionary-based link
     (:func:`zolsearch.search.focus.medquad_focus` of the usual renderings) reads no cognate."""
-    for rendering in renderings:
-        word = rendering.words[0]
-        if (
-            rendering.guessed
-            and not rendering.generic
-            and " " not in word
-            and len(word) >= MEDICAL_COGNATE_MIN_CHARS
-            and word.endswith(MEDICAL_COGNATE_ENDINGS)
-        ):
+    lone = [r.words[0] for r in renderings if r.guessed and not r.generic and " " not in r.words[0]]
+    for word in lone:
+        if len(word) >= MEDICAL_COGNATE_MIN_CHARS and word.endswith(MEDICAL_COGNATE_ENDINGS):
             found = medquad_focus(word, "en")
             if found is not None and found.matched == word:
                 return found
-    for rendering in renderings:
-        word = rendering.words[0]
-        if rendering.guessed and not rendering.generic and " " not in word and len(word) >= FOCUS_COGNATE_MIN_CHARS:
+    for word in lone:
+        if len(word) >= FOCUS_COGNATE_MIN_CHARS:
             found = medquad_focus(word, "en")
             if found is not None and found.matched == word and text_normalise(found.text) == word:
                 return found
