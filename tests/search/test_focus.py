@@ -779,13 +779,13 @@ def test_the_story_s_taxonomy_entity_yields_to_the_medquad_focus_the_question_as
     """GIVEN the sample hospital (its condition Diabetes) and MedQuAD's Hypoglycemia (added as the
     connector stores it) WHEN a message names diabetes in its story and asks about hypoglycaemia
     in its question sentence THEN the focus is Hypoglycemia; WHEN the question sentence names
-    diabetes, or names no MedQuAD focus, THEN the taxonomy's Diabetes stays the focus."""
+    diabetes too, or names no MedQuAD focus, THEN the taxonomy's Diabetes stays the focus."""
     medquad_focus_add("Hypoglycemia", cui="C0020615", subset="NIDDK")
     try:
         asked = _link("My son has type 1 diabetes and got shaky last night. What is hypoglycaemia exactly?", "en")
         assert asked is not None and (asked.source, asked.text) == ("medquad", "Hypoglycemia")
-        same = _link("My son had a hypoglycemia last night. Is it his diabetes?", "en")
-        assert same is not None and (same.source, same.identifier) == ("taxonomy", "diabetes")
+        both = _link("My son got shaky last night. Is hypoglycemia part of his diabetes?", "en")
+        assert both is not None and (both.source, both.identifier) == ("taxonomy", "diabetes")
         story = _link("My son has type 1 diabetes. What should he eat?", "en")
         assert story is not None and (story.source, story.identifier) == ("taxonomy", "diabetes")
     finally:
@@ -804,31 +804,5 @@ def test_a_department_named_in_the_story_yields_to_the_condition_of_a_dutch_mess
         assert (asked.focus, asked.focus_source, asked.focus_translated) == ("Atrial Fibrillation", "medquad", True)
         department = _understood(story + "Moet ik daarvoor terug naar de spoed?")
         assert (department.focus, department.focus_source) == ("Spoedgevallen", "taxonomy")
-    finally:
-        medquad_lexicon_clear()
-
-
-def test_an_initialism_in_capitals_links_the_one_focus_it_abbreviates() -> None:
-    """GIVEN MedQuAD's Thrombotic Thrombocytopenic Purpura, Progressive Supranuclear Palsy, Pelvic
-    Support Problems and Acute Lymphoblastic Leukemia (added as the connector stores them) WHEN a
-    message writes "TTP" THEN its focus is Thrombotic Thrombocytopenic Purpura, matched by the
-    initialism; in lower case, or for an initialism of two foci ("PSP") or an everyday word
-    ("ALL"), no focus is linked by initials."""
-    medquad_focus_add("Thrombotic Thrombocytopenic Purpura", cui="C0034155", subset="NHLBI")
-    medquad_focus_add("Progressive Supranuclear Palsy", cui="C0038868", subset="NINDS")
-    medquad_focus_add("Pelvic Support Problems", cui="C0000001", subset="MPlus_Health_Topics")
-    medquad_focus_add("Acute Lymphoblastic Leukemia", cui="C0023449", subset="MPlus_Health_Topics")
-    try:
-        ttp = focus_link(
-            question="I had TTP two years ago and spent weeks in hospital. Is there any way to prevent a relapse?",
-            resolution=None,
-            language="en",
-        )
-        assert ttp is not None and (ttp.text, ttp.matched) == ("Thrombotic Thrombocytopenic Purpura", "ttp")
-        assert focus_link(question="i had ttp two years ago, how to prevent it", resolution=None, language="en") is None
-        assert focus_link(question="PSP risk factors", resolution=None, language="en") is None
-        assert focus_link(question="Can ALL of them get it?", resolution=None, language="en") is None
-        shouting = focus_link(question="I HAD TTP, HOW DO I PREVENT IT", resolution=None, language="en")
-        assert shouting is None
     finally:
         medquad_lexicon_clear()

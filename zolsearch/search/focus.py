@@ -41,9 +41,7 @@ spelling (:func:`_spelled_focus`: "baller-gerold syndroom" → Baller-Gerold syn
 misspelled name of several words in any language by the same trigram index
 (:func:`_fuzzy_phrase_focus`: "peutz jegers syndrome" → Peutz-Jeghers syndrome); either wins
 over a one-word exact match, which in a patient's story is often a word of the story
-("surgery", "pregnancy", "syndrome"). So does an initialism the question writes in capitals
-that abbreviates one focus only (:func:`focus_acronyms`: "TTP" → Thrombotic Thrombocytopenic
-Purpura), when the name it stands for is longer than any other match.
+("surgery", "pregnancy", "syndrome").
 
 Accuracy on the labelled set: ``benchmarks/understanding.py focus`` (``docs/EVALUATION.md``).
 """
@@ -171,7 +169,7 @@ class _Term:
 class _Lexicon:
     """MedQuAD's foci and UMLS synonyms of one index version: ``terms`` (normalised focus or
     synonym → its term), ``longest`` (words of the longest), and what the fuzzy match reads:
-    ``foci`` (normalised foci, then synonyms), ``acronyms`` (:func:`focus_acronyms`), ``fuzzy_min`` and ``fuzzy_lengths`` (``(len(foci),)``
+    ``foci`` (normalised foci, then synonyms), ``fuzzy_min`` and ``fuzzy_lengths`` (``(len(foci),)``
     float64: the cosine each needs, its length in characters), ``generic`` (words of ≥
     :data:`FUZZY_GENERIC_TERMS` terms) and ``fuzzy`` (the trigram TF-IDF of ``foci``, fitted at
     first use under ``lock``); ``words``: every word of ``terms`` but ``singulars`` (the keys
@@ -193,7 +191,6 @@ class _Lexicon:
     equivalents: dict[str, str] = field(default_factory=dict)
     childhood: dict[str, _Term] = field(default_factory=dict)
     adulthood: dict[str, _Term] = field(default_factory=dict)
-    acronyms: dict[str, _Term] = field(default_factory=dict)
     fuzzy: tuple[TfidfVectorizer, sparse.csr_matrix] | None = None
     spellers: dict[str, Speller] = field(default_factory=dict)
     lock: threading.Lock = field(default_factory=threading.Lock)
@@ -399,41 +396,7 @@ def _lexicon_read() -> _Lexicon:
         equivalents=(equivalents := focus_equivalents_pair(listed)),
         childhood=focus_childhood_pairs(foci, terms, equivalents),
         adulthood=focus_childhood_pairs(foci, terms, equivalents, named_as=_ADULT_NAME),
-        acronyms=focus_acronyms(terms, equivalents),
     )
-
-
-# Words an initialism skips ("Dementia With Lewy Bodies" is DLB), and the least and most letters
-# of one read from the foci: two letters are too ambiguous ("MS"). Set by hand on 2026-12-07 on
-# the noisy dev sets; of their initialisms, "PSP" (four foci) and "DIC" (two) stay ambiguous.
-ACRONYM_SKIPPED_WORDS = frozenset({"and", "of", "the", "with", "in", "to", "for", "or", "a", "an"})
-ACRONYM_MIN_LETTERS = 3
-ACRONYM_MAX_LETTERS = 6
-
-
-def focus_acronyms(terms: dict[str, _Term], equivalents: Mapping[str, str]) -> dict[str, _Term]:
-    """Lower-case initialism → the one MedQuAD focus whose name or UMLS synonyms of
-    :data:`ACRONYM_MIN_LETTERS` to :data:`ACRONYM_MAX_LETTERS` words (letters only, after
-    :func:`core.text.text_normalise`, which splits hyphens; :data:`ACRONYM_SKIPPED_WORDS` left
-    out) it abbreviates: "thrombotic thrombocytopenic purpura" → ``ttp``. Left out: an
-    initialism of two foci ("psp": Progressive Supranuclear Palsy, Pelvic Support Problems …;
-    two sites' names of one condition, ``equivalents`` as :func:`focus_equivalents_pair` pairs
-    them, count once), one that is itself a term (an exact match links it), and one that is an
-    everyday English or Dutch word (:data:`SINGULAR_EVERYDAY_TOP` most frequent: "all" of Acute
-    Lymphoblastic Leukemia). ``terms``: normalised name → term, as :class:`_Lexicon` keeps them.
-    Raises what :func:`zolsearch.search.spelling.most_frequent_words` raises."""
-    seen: dict[str, set[str]] = {}
-    first: dict[str, _Term] = {}
-    for name, term in sorted(terms.items()):
-        words = [w for w in name.split() if w not in ACRONYM_SKIPPED_WORDS]
-        if not ACRONYM_MIN_LETTERS <= len(words) <= ACRONYM_MAX_LETTERS or not all(w.isalpha() for w in words):
-            continue
-        initials = "".join(w[0] for w in words)
-        named = text_normalise(term.focus)
-        seen.setdefault(initials, set()).add(min(named, equivalents.get(named, named)))  # one condition, two sites
-        first.setdefault(initials, term)
-    everyday = most_frequent_words("en", SINGULAR_EVERYDAY_TOP) | most_frequent_words("nl", SINGULAR_EVERYDAY_TOP)
-    return {k: first[k] for k, foci in seen.items() if len(foci) == 1 and k not in terms and k not in everyday}
 
 
 # How MedQuAD names a condition's pages for children apart from the condition's own (Cancer.gov's
@@ -865,7 +828,9 @@ def focus_link(*, question: str, resolution: Resolution | None, language: str = 
     ``language``: the question's (ISO 639-1; "" unknown): a one-word MedQuAD term that is a stop
     word of it names the focus only when written in capitals or as the question's last word
     (:func:`medquad_match_allowed`). A taxonomy entity said only outside the question sentence
-    (:func:`question_sentence`) yields to the MedQuAD focus said in it (:func:`medquad_focus`).
+    (:func:`question_sentence`) yields to the MedQuAD focus said in it (:func:`medquad_focus`),
+    unless that is a question-type topic ("Clinical Trials": it leaves the focus to the story,
+    :func:`names_question_type_topic`).
     """
     if resolution is not None:
         direct = []
@@ -883,7 +848,7 @@ def focus_link(*, question: str, resolution: Resolution | None, language: str = 
                 # "My son has type 1 diabetes … What is hypoglycaemia exactly?" asks about
                 # Hypoglycemia (noisy dev en3), as medquad_focus reads a message.
                 medquad = medquad_focus(question, language)
-                if medquad is not None and f" {medquad.matched} " in asked:
+                if medquad is not None and f" {medquad.matched} " in asked and not names_question_type_topic(medquad):
                     return medquad
             return Focus(
                 text=resolved.entity.name,
@@ -1039,11 +1004,6 @@ def _medquad_focus_of(question: str, language: str, lexicon: _Lexicon, *, asked:
     # longer one: an acronym names the condition asked about ("Wat is de oorzaak van NASH als je
     # nooit alcohol drinkt?" is Nonalcoholic steatohepatitis, not Alcohol; noisy dev nl6)
     gram = max(found, key=lambda g: (len(g.split()), _in_capitals(g, question), len(g))) if found else ""
-    # an initialism in capitals that stands for a longer name than any other match names
-    # ("I had TTP two years ago …" is Thrombotic Thrombocytopenic Purpura; noisy dev en3)
-    acronym = _acronym_focus(question, lexicon)
-    if acronym is not None and acronym[1] > max(len(gram.split()), spelled[1] if spelled is not None else 0):
-        return acronym[0]
     if spelled is not None and spelled[1] > len(gram.split()):
         return spelled[0]  # "chronische myeloide leukemie" over "leukemie" (English words)
     if len(gram.split()) < 2:
@@ -1055,24 +1015,6 @@ def _medquad_focus_of(question: str, language: str, lexicon: _Lexicon, *, asked:
     if not gram:
         return _fuzzy_focus(question, lexicon)
     return lexicon.terms[gram].linked(_as_said(gram, text_normalise(question)))
-
-
-_CAPITALS_WORD = re.compile(rf"\b[A-Z]{{{ACRONYM_MIN_LETTERS},{ACRONYM_MAX_LETTERS}}}\b")
-
-
-def _acronym_focus(question: str, lexicon: _Lexicon) -> tuple[Focus, int] | None:
-    """``(focus, words of the name it stands for)`` of the first word of
-    :data:`ACRONYM_MIN_LETTERS` to :data:`ACRONYM_MAX_LETTERS` capitals in ``question`` that
-    abbreviates one MedQuAD focus (:attr:`_Lexicon.acronyms`: "TTP" → Thrombotic
-    Thrombocytopenic Purpura, 3), matched as the lower-case initialism; None when none does, or
-    when the whole question is in capitals (its capitals say nothing then). Never raises."""
-    if question == question.upper():
-        return None
-    for word in _CAPITALS_WORD.findall(question):
-        term = lexicon.acronyms.get(word.lower())
-        if term is not None:
-            return term.linked(word.lower()), len(text_normalise(term.focus).split())
-    return None
 
 
 def _in_capitals(gram: str, question: str) -> bool:

@@ -188,13 +188,15 @@ def _focus_of_renderings(renderings: list[Rendering]) -> Focus | None:
     return found
 
 
-def _story_department(focus: Focus, question: str) -> bool:
+def _story_department(focus: Focus, question: str, intent: Intent) -> bool:
     """Whether ``focus`` is a department of the taxonomy that ``question`` names only in its
     story, not in its question sentence (:func:`zolsearch.search.focus.question_sentence`): "ik
     ben 67 en ze hebben bij mij voorkamerfibrillatie vastgesteld op de spoed. Welke behandelingen
     zijn er daarvoor?" asks about atrial fibrillation, not the emergency department (noisy dev
-    nl3). False for a message of one sentence. Never raises."""
-    if focus.source != "taxonomy" or focus.kind != "department":
+    nl3). False for a message of one sentence, and for a question whose ``intent`` names a place
+    to go or an errand (:data:`_DESTINATION_INTENTS`: "Ik heb een afspraak op de spoed … Hoe laat
+    moet ik er zijn?"). Never raises."""
+    if focus.source != "taxonomy" or focus.kind != "department" or intent in _DESTINATION_INTENTS:
         return False
     asked = question_sentence(question)
     return bool(asked) and f" {focus.matched} " not in f" {text_normalise(asked)} "
@@ -254,7 +256,7 @@ def _medical_english(state: SearchState, corrections: list[Correction]) -> None:
     if not english:
         return
     current = state.focus
-    if current is not None and _story_department(current, state.question):
+    if current is not None and _story_department(current, state.question, state.intent):
         current = None  # "… voorkamerfibrillatie vastgesteld op de spoed. Welke behandelingen zijn er?"
     if current is None or (current.source == "medquad" and len(current.matched.split()) < 2):
         usual = [r[0] for r in renderings_kept(renderings, cognates=False)]
