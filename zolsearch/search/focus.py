@@ -842,12 +842,13 @@ def focus_link(*, question: str, resolution: Resolution | None, language: str = 
                 direct.append((len(text_normalise(said)), -_KIND_ORDER[kind], resolved, kind, said))
         if direct:
             _, _, resolved, kind, said = max(direct, key=lambda d: (d[0], d[1]))
-            asked = f" {text_normalise(question_sentence(question))} "
-            if asked.strip() and f" {text_normalise(said)} " not in asked:
+            sentence = question_sentence(question)
+            asked = f" {text_normalise(sentence)} "
+            if sentence and f" {text_normalise(said)} " not in asked and (lexicon := _LEXICON.get()).terms:
                 # The story names the taxonomy's entity, the question sentence a MedQuAD focus:
                 # "My son has type 1 diabetes … What is hypoglycaemia exactly?" asks about
                 # Hypoglycemia (noisy dev en3), as medquad_focus reads a message.
-                medquad = medquad_focus(question, language)
+                medquad = _medquad_focus_of(sentence, language, lexicon, asked=True)
                 if medquad is not None and f" {medquad.matched} " in asked and not names_question_type_topic(medquad):
                     return medquad
             return Focus(

@@ -37,6 +37,7 @@ from zolsearch.search.glossary import (
 )
 from zolsearch.search.spelling import Correction, corrections_trace, text_corrected
 from zolsearch.search.stages.base import SearchState, Stage
+from zolsearch.search.stages.taxonomy import named_in_story_only
 from zolsearch.search.understanding import (
     QTYPE_CUE_CONFIDENCE,
     Understanding,
@@ -188,20 +189,6 @@ def _focus_of_renderings(renderings: list[Rendering]) -> Focus | None:
     return found
 
 
-def _story_department(focus: Focus, question: str, intent: Intent) -> bool:
-    """Whether ``focus`` is a department of the taxonomy that ``question`` names only in its
-    story, not in its question sentence (:func:`zolsearch.search.focus.question_sentence`): "ik
-    ben 67 en ze hebben bij mij voorkamerfibrillatie vastgesteld op de spoed. Welke behandelingen
-    zijn er daarvoor?" asks about atrial fibrillation, not the emergency department (noisy dev
-    nl3). False for a message of one sentence, and for a question whose ``intent`` names a place
-    to go or an errand (:data:`_DESTINATION_INTENTS`: "Ik heb een afspraak op de spoed … Hoe laat
-    moet ik er zijn?"). Never raises."""
-    if focus.source != "taxonomy" or focus.kind != "department" or intent in _DESTINATION_INTENTS:
-        return False
-    asked = question_sentence(question)
-    return bool(asked) and f" {focus.matched} " not in f" {text_normalise(asked)} "
-
-
 def _medical_english(state: SearchState, corrections: list[Correction]) -> None:
     """A Dutch question about a condition, in English too (:func:`medical_renderings`, read
     once): the
@@ -256,8 +243,16 @@ def _medical_english(state: SearchState, corrections: list[Correction]) -> None:
     if not english:
         return
     current = state.focus
-    if current is not None and _story_department(current, state.question, state.intent):
-        current = None  # "… voorkamerfibrillatie vastgesteld op de spoed. Welke behandelingen zijn er?"
+    if (
+        current is not None
+        and (current.source, current.kind) == ("taxonomy", "department")
+        and state.intent not in _DESTINATION_INTENTS
+        and state.resolution is not None
+        and named_in_story_only(question=state.question, resolution=state.resolution)
+    ):
+        # "… voorkamerfibrillatie vastgesteld op de spoed. Welke behandelingen zijn er
+        # daarvoor?" asks about the condition, not the department its story names (noisy dev nl3)
+        current = None
     if current is None or (current.source == "medquad" and len(current.matched.split()) < 2):
         usual = [r[0] for r in renderings_kept(renderings, cognates=False)]
         # the question sentence first, as medquad_focus reads a message: the story names other
