@@ -21,6 +21,7 @@ from zolsearch.search.focus import (
     eponym_short_name,
     focus_link,
     focus_variants,
+    medquad_focus,
     medquad_lexicon,
     medquad_lexicon_clear,
     medquad_match_allowed,
@@ -665,7 +666,7 @@ def _pipeline_focus(question: str, language: str, **overrides: object) -> str:
 
 
 def test_a_condition_s_pages_for_children_pair_with_the_condition() -> None:
-    """GIVEN foci named as a child's ("Childhood X", "X in Children", "X, childhood") WHEN
+    """GIVEN foci named as a child's ("Childhood X", "X in Children", "X, childhood", "Pediatric X") WHEN
     paired THEN each condition maps to its child's focus under its name, singular, the focus a
     synonym gives and that focus's equivalent, a name before a synonym's focus; a condition two
     child's foci claim alike, and "… of childhood" (a condition of its own), pair with
@@ -685,6 +686,7 @@ def test_a_condition_s_pages_for_children_pair_with_the_condition() -> None:
         "childhood brain tumors": term("Childhood Brain Tumors"),
         "brain tumors in children": term("Brain Tumors in Children"),
         "hodgkin lymphoma": term("Hodgkin lymphoma"),
+        "pediatric crohn s disease": term("Pediatric Crohn's disease"),
     }
     terms = {**foci, "hodgkin s lymphoma": term("Hodgkin lymphoma")}
     pairs = focus_childhood_pairs(foci, terms, {"hodgkin lymphoma": "hodgkin disease"})
@@ -696,6 +698,7 @@ def test_a_condition_s_pages_for_children_pair_with_the_condition() -> None:
         "astrocytomas": "Childhood Astrocytomas",
         "astrocytoma": "Childhood Astrocytomas",
         "acute myeloid leukemia": "Childhood AML",
+        "crohn s disease": "Pediatric Crohn's disease",
     }
     assert "alternating hemiplegia of" not in pairs and "alternating hemiplegia" not in pairs
     assert "brain tumors" not in pairs and "brain tumor" not in pairs  # claimed twice
@@ -804,5 +807,46 @@ def test_a_department_named_in_the_story_yields_to_the_condition_of_a_dutch_mess
         assert (asked.focus, asked.focus_source, asked.focus_translated) == ("Atrial Fibrillation", "medquad", True)
         department = _understood(story + "Moet ik daarvoor terug naar de spoed?")
         assert (department.focus, department.focus_source) == ("Spoedgevallen", "taxonomy")
+    finally:
+        medquad_lexicon_clear()
+
+
+def test_an_initialism_that_is_an_everyday_word_links_only_as_written() -> None:
+    """GIVEN MedQuAD foci whose UMLS synonyms are initialisms that are everyday words ("CORD" of
+    cone-rod dystrophy, "ChILD" of children's interstitial lung disease) and HIV/AIDS, whose
+    title holds its initialism WHEN a question says "spinal cord" or "child" in small letters
+    THEN neither links; written as the initialism it does; "aids" in small letters still links
+    HIV/AIDS (Dutch writes it so)."""
+    from zolsearch.search.focus import initialism_shaped
+
+    shapes = {name: initialism_shaped(name) for name in ("CORD", "ChILD", "HbA1c", "McArdle", "Asthma", "AIDS test")}
+    assert [name for name, shaped in shapes.items() if shaped] == ["CORD", "ChILD", "HbA1c"]
+    medquad_focus_add("cone-rod dystrophy", cui="C0035334", subset="3_GHR_QA", synonyms=("CORD",))
+    medquad_focus_add("Children's interstitial lung disease", cui="C3495565", subset="2_GARD_QA", synonyms=("ChILD",))
+    medquad_focus_add("HIV/AIDS", cui="C0001175", synonyms=("AIDS",))
+    try:
+        cord = medquad_focus("Who is more likely to get a brain or spinal cord tumour as an adult?", "en")
+        assert cord is None or cord.text != "cone-rod dystrophy"
+        child = medquad_focus("child astrocytoma stages", "en")
+        assert child is None or child.text != "Children's interstitial lung disease"
+        assert medquad_focus("What are the symptoms of CORD?", "en").text == "cone-rod dystrophy"
+        assert medquad_focus("Is ChILD inherited?", "en").text == "Children's interstitial lung disease"
+        assert medquad_focus("welke complicaties kan aids geven?", "nl").text == "HIV/AIDS"
+    finally:
+        medquad_lexicon_clear()
+
+
+def test_a_longer_medquad_name_said_in_the_question_wins_over_the_taxonomy_entity_it_holds(hospital: None) -> None:
+    """GIVEN the sample hospital (its condition Diabetes) and GARD's Neurogenic diabetes insipidus
+    with its UMLS synonym "central diabetes insipidus" WHEN a question says that name THEN the
+    focus is the MedQuAD one; WHEN it says only diabetes THEN the taxonomy's Diabetes stays."""
+    medquad_focus_add(
+        "Neurogenic diabetes insipidus", cui="C0687720", subset="2_GARD_QA", synonyms=("central diabetes insipidus",)
+    )
+    try:
+        longer = _link("central diabetes insipidus", "en")
+        assert longer is not None and (longer.source, longer.text) == ("medquad", "Neurogenic diabetes insipidus")
+        plain = _link("Is diabetes inherited?", "en")
+        assert plain is not None and (plain.source, plain.identifier) == ("taxonomy", "diabetes")
     finally:
         medquad_lexicon_clear()

@@ -178,7 +178,10 @@ class _Lexicon:
     use; to ``words`` for English, to the Dutch medical dictionary's words for Dutch,
     :func:`medquad_spelling`); ``equivalents``: normalised focus → the one other focus that is
     the same condition (:func:`focus_equivalents_pair`); ``childhood``: normalised focus → the
-    focus of its pages for children, ``adulthood`` for adults (:func:`focus_childhood_pairs`)."""
+    focus of its pages for children, ``adulthood`` for adults (:func:`focus_childhood_pairs`);
+    ``initialisms``: one-word keys of ``terms`` that only initialisms are, which are everyday
+    words too ("cord" of cone-rod dystrophy's "CORD"), each → the names it was written as
+    (:func:`initialism_everyday_keys`)."""
 
     terms: dict[str, _Term] = field(default_factory=dict)
     longest: int = 0
@@ -191,6 +194,7 @@ class _Lexicon:
     equivalents: dict[str, str] = field(default_factory=dict)
     childhood: dict[str, _Term] = field(default_factory=dict)
     adulthood: dict[str, _Term] = field(default_factory=dict)
+    initialisms: dict[str, frozenset[str]] = field(default_factory=dict)
     fuzzy: tuple[TfidfVectorizer, sparse.csr_matrix] | None = None
     spellers: dict[str, Speller] = field(default_factory=dict)
     lock: threading.Lock = field(default_factory=threading.Lock)
@@ -342,6 +346,7 @@ def _lexicon_read() -> _Lexicon:
     foci: dict[str, _Term] = {}
     synonyms: dict[str, _Term] = {}
     listed: dict[str, set[str]] = {}  # normalised focus → its normalised UMLS synonyms
+    written: dict[str, set[str]] = {}  # normalised focus or UMLS synonym → the names written so
     for focus, others, cuis, subset in rows:
         if not isinstance(focus, str) or not focus.strip():
             continue
@@ -354,6 +359,8 @@ def _lexicon_read() -> _Lexicon:
         foci.setdefault(key, term)
         umls = [text_normalise(s) if isinstance(s, str) else "" for s in (others if isinstance(others, list) else [])]
         listed.setdefault(key, set()).update(u for u in umls if u)
+        for name in [focus, *(o for o in (others if isinstance(others, list) else []) if isinstance(o, str))]:
+            written.setdefault(text_normalise(name), set()).add(name.strip())
         for normalised in [*focus_title_names(focus), *umls]:
             if len(normalised) >= MIN_SYNONYM_CHARS:
                 synonyms.setdefault(normalised, term)
@@ -396,16 +403,52 @@ def _lexicon_read() -> _Lexicon:
         equivalents=(equivalents := focus_equivalents_pair(listed)),
         childhood=focus_childhood_pairs(foci, terms, equivalents),
         adulthood=focus_childhood_pairs(foci, terms, equivalents, named_as=_ADULT_NAME),
+        initialisms=initialism_everyday_keys(written, terms),
     )
+
+
+def initialism_shaped(name: str) -> bool:
+    """Whether ``name`` is written as an initialism: one word with at least two capitals and
+    no fewer capitals than small letters ("CORD", "chILD", "CLIPPERS", "HbA1c"; not "McArdle",
+    "DiGeorge", "Asthma"). Never raises."""
+    letters = [c for c in name if c.isalpha()]
+    upper = sum(c.isupper() for c in letters)
+    return " " not in name.strip() and upper >= 2 and upper * 2 >= len(letters)
+
+
+def initialism_everyday_keys(
+    written: Mapping[str, Collection[str]], terms: Mapping[str, _Term]
+) -> dict[str, frozenset[str]]:
+    """Of ``written`` (normalised focus or UMLS synonym → the names it was written as), the
+    one-word keys that only initialisms were written as (:func:`initialism_shaped`), that are
+    an everyday word of a patient's language (:func:`eponym_everyday`) and that the title of
+    the focus they name (``terms``) does not hold, each → those names: UMLS gives cone-rod
+    dystrophy the synonym "CORD" and children's interstitial lung disease "ChILD", which linked
+    "a brain or spinal cord tumour" and "child astrocytoma stages" (noisy dev en4, 2026-12-08);
+    such a key names its condition only as written (:func:`_written_as`). A condition whose
+    title says the initialism keeps it in small letters too: "aids" of HIV/AIDS, as Dutch
+    writes it. Never raises."""
+    return {
+        key: frozenset(names)
+        for key, names in written.items()
+        if key
+        and " " not in key
+        and names
+        and all(map(initialism_shaped, names))
+        and key in terms
+        and key not in text_normalise(terms[key].focus).split()
+        and eponym_everyday(key)
+    }
 
 
 # How MedQuAD names a condition's pages for children apart from the condition's own (Cancer.gov's
 # "Childhood Hodgkin Lymphoma", MedlinePlus's "Asthma in Children", NIDDK's "Diabetes in Children
 # and Teens", GARD's "Pheochromocytoma, childhood"), normalised; the rest of a name after "and
 # other" is dropped ("Childhood Acute Myeloid Leukemia and Other Myeloid Malignancies"). Read off
-# the full MedQuAD's 70 foci with "child" in the name, 2026-12-07.
+# the full MedQuAD's 70 foci with "child" in the name, 2026-12-07, and its 5 "Pediatric …" foci
+# (MedlinePlus's "Pediatric Crohn's disease", "Pediatric sleep apnea"), 2026-12-08.
 _CHILDHOOD_NAME = re.compile(
-    r"^(?:childhood (?P<first>.+)|(?P<last>.+?)(?<! of) (?:in children(?: and teens)?|childhood))$"
+    r"^(?:(?:childhood|pediatric) (?P<first>.+)|(?P<last>.+?)(?<! of) (?:in children(?: and teens)?|childhood))$"
 )
 # Cancer.gov's pages of a cancer in adults ("Adult Soft Tissue Sarcoma", "Adult Hodgkin Lymphoma")
 # and GARD's adult forms ("Adult neuronal ceroid lipofuscinosis"), normalised.
@@ -830,7 +873,9 @@ def focus_link(*, question: str, resolution: Resolution | None, language: str = 
     (:func:`medquad_match_allowed`). A taxonomy entity said only outside the question sentence
     (:func:`question_sentence`) yields to the MedQuAD focus said in it (:func:`medquad_focus`),
     unless that is a question-type topic ("Clinical Trials": it leaves the focus to the story,
-    :func:`names_question_type_topic`).
+    :func:`names_question_type_topic`); a MedQuAD focus whose name holds the entity's words and
+    more, as the question says it ("central diabetes insipidus" beside the entity Diabetes), wins
+    over it.
     """
     if resolution is not None:
         direct = []
@@ -851,6 +896,18 @@ def focus_link(*, question: str, resolution: Resolution | None, language: str = 
                 medquad = _medquad_focus_of(sentence, language, lexicon, asked=True)
                 if medquad is not None and f" {medquad.matched} " in asked and not names_question_type_topic(medquad):
                     return medquad
+            medquad = medquad_focus(question, language)
+            if (
+                medquad is not None
+                and _holds_longer(medquad.matched, text_normalise(said))
+                and medquad.matched in _LEXICON.get().terms
+                and f" {medquad.matched} " in f" {text_normalise(question)} "
+            ):
+                # the longer name the question says wins, as between SNOMED CT and MedQuAD below:
+                # "central diabetes insipidus" is not the taxonomy's Diabetes (noisy dev en4); a
+                # name read from a Dutch message's English is not the name ("type 1 suikerziekte"
+                # of a story beside "diabetische mastopathie", noisy dev nl3)
+                return medquad
             return Focus(
                 text=resolved.entity.name,
                 kind=kind,
@@ -881,6 +938,12 @@ def focus_link(*, question: str, resolution: Resolution | None, language: str = 
                 text=term, kind=kinds[concept_id], source="snomed", identifier=str(concept_id), matched=matched
             )
     return medquad
+
+
+def _holds_longer(longer: str, shorter: str) -> bool:
+    """Whether the normalised phrase ``longer`` holds the normalised phrase ``shorter`` as whole
+    words and has more words. Never raises."""
+    return len(longer.split()) > len(shorter.split()) and f" {shorter} " in f" {longer} "
 
 
 def medquad_match_allowed(gram: str, question: str, language: str) -> bool:
@@ -997,7 +1060,13 @@ def _medquad_focus_of(question: str, language: str, lexicon: _Lexicon, *, asked:
         # "robert's syndrome" is Roberts syndrome, "menke's disease" Menkes disease:
         # text_normalise splits the possessive off ("robert s"), so the joined words are tried too
         grams += ngrams(text_normalise(joined), max_n=max(1, lexicon.longest))
-    found = [gram for gram in grams if gram in lexicon.terms and medquad_match_allowed(gram, question, language)]
+    found = [
+        gram
+        for gram in grams
+        if gram in lexicon.terms
+        and medquad_match_allowed(gram, question, language)
+        and (gram not in lexicon.initialisms or _written_as(lexicon.initialisms[gram], gram, question))
+    ]
     # a Dutch question's English spelling, read by both the spelled and the misspelled match
     units = english_spelling(question, lexicon.words) if language == TARGET_LANGUAGE else None
     spelled = _spelled_focus(units, lexicon, asked=asked) if units is not None else None
@@ -1027,6 +1096,12 @@ def _in_capitals(gram: str, question: str) -> bool:
         and question != question.upper()
         and bool(re.search(rf"\b{re.escape(gram.upper())}\b", question))
     )
+
+
+def _written_as(names: Collection[str], gram: str, question: str) -> bool:
+    """Whether ``question`` writes the one-word term ``gram`` as one of ``names`` (case kept:
+    "chILD") or in capitals (:func:`_in_capitals`: "CORD"). Never raises."""
+    return _in_capitals(gram, question) or any(re.search(rf"\b{re.escape(name)}\b", question) for name in names)
 
 
 def _as_said(gram: str, normalised: str) -> str:
