@@ -884,3 +884,22 @@ def test_an_organism_named_alone_links_its_infection_and_a_hyphenated_initialism
         assert skin is None or skin.text != "Skin Infections"
     finally:
         medquad_lexicon_clear()
+
+
+def test_an_eponym_without_its_apostrophe_and_a_generic_snomed_word_beside_a_medquad_name(hospital: None) -> None:
+    """GIVEN the SNOMED CT heart-failure subset (its concept Infection, 40733004), MedlinePlus's
+    Reye's Syndrome and CDC's Nocardiosis with its UMLS synonym "Nocardia infection" WHEN a
+    question types the eponym without its apostrophe ("reyes syndrome") THEN Reye's Syndrome
+    links; WHEN a question names SNOMED CT's generic "infection" beside the one-word MedQuAD name
+    "nocardia" THEN Nocardiosis wins the tie; "infection" alone still links SNOMED CT's concept."""
+    medquad_focus_add("Reye's Syndrome", cui="C0035400")
+    medquad_focus_add("Nocardiosis", cui="C0028242", subset="9_CDC_QA", synonyms=("Nocardia infection",))
+    try:
+        reye = _link("reyes syndrome kids aspirin", "en")
+        assert reye is not None and (reye.source, reye.text) == ("medquad", "Reye's Syndrome")
+        nocardia = _link("My husband now has a lung infection called nocardia. How is it treated?", "en")
+        assert nocardia is not None and (nocardia.source, nocardia.text) == ("medquad", "Nocardiosis")
+        infection = _link("How is an infection treated?", "en")
+        assert infection is not None and (infection.source, infection.identifier) == ("snomed", "40733004")
+    finally:
+        medquad_lexicon_clear()

@@ -956,7 +956,12 @@ def focus_link(*, question: str, resolution: Resolution | None, language: str = 
         ),
         key=lambda c: -len(c[0].split()),
     )
-    candidates = [c for c in candidates if len(c[0].split()) >= words]
+    # a one-word SNOMED CT term that is a generic word of MedQuAD's names ("infection",
+    # "syndrome") does not win a tie: "a lung infection called nocardia" is Nocardiosis
+    generic = _LEXICON.get().generic
+    candidates = [
+        c for c in candidates if len(c[0].split()) > words or (len(c[0].split()) == words and c[0] not in generic)
+    ]
     kinds = _snomed_kinds([concept_id for _, _, concept_id in candidates]) if candidates else {}
     for matched, term, concept_id in candidates:
         if concept_id in kinds:
@@ -1039,6 +1044,8 @@ def medquad_focus(question: str, language: str = "") -> Focus | None:
 # ("?!"), before whitespace or the end; lower-case starts are common, so no capital is needed
 # (unlike core.text.sentences_split, written for pages). "2.5 mg" has no boundary.
 _SENTENCE_END = re.compile(r"[.?!\u061f]+(?=\s|$)")
+# An eponym's possessive typed without its apostrophe before the condition word ("reyes syndrome").
+_BARE_POSSESSIVE = re.compile(r"\b([^\W\d_]{3,})s (?=(?:syndrome|disease|palsy)\b)", re.IGNORECASE)
 _HYPHEN = re.compile(r"(?<=[^\W\d_])-(?=[^\W\d_])")
 _POSSESSIVE = re.compile(r"(?<=[^\W\d_])['\u2019`]s\b", re.IGNORECASE)
 _QUESTION_MARKS = frozenset("?\u061f")
@@ -1091,6 +1098,10 @@ def _medquad_focus_of(question: str, language: str, lexicon: _Lexicon, *, asked:
     if unhyphenated != question:
         # "a-fib" is UMLS's "afib" (Atrial Fibrillation); text_normalise splits it to "a fib"
         grams += ngrams(text_normalise(unhyphenated), max_n=max(1, lexicon.longest))
+    apostrophed = _BARE_POSSESSIVE.sub(r"\1's ", question)
+    if apostrophed != question:
+        # "reyes syndrome" is Reye's Syndrome, whose UMLS synonyms have no "reyes" (noisy dev en4)
+        grams += ngrams(text_normalise(apostrophed), max_n=max(1, lexicon.longest))
     found = [
         gram
         for gram in grams
