@@ -367,6 +367,13 @@ def test_a_focus_title_gives_the_names_patients_say() -> None:
     assert focus_variants("Liver (Hepatocellular) Cancer") == ["Liver Cancer"]
     assert focus_variants("Hendra Virus Disease (HeV)") == ["Hendra Virus Disease"]
     assert focus_variants("Water Safety (Recreational)") == ["Water Safety"]  # a qualifier names nothing
+    # one word after "also known as" is a name (not an acronym)
+    assert focus_variants("Parasites - Trichinellosis (also known as Trichinosis)") == [
+        "Trichinosis",
+        "Parasites - Trichinellosis",
+        "Trichinellosis",
+    ]
+    assert focus_variants("Anthrax (also known as AX)") == ["Anthrax"]
     assert focus_variants("Ataxia - hypogonadism - choroidal dystrophy") == []
     assert focus_variants("L-arginine:glycine amidinotransferase deficiency") == []
     assert focus_variants("Abetalipoproteinemia") == []
@@ -901,5 +908,20 @@ def test_an_eponym_without_its_apostrophe_and_a_generic_snomed_word_beside_a_med
         assert nocardia is not None and (nocardia.source, nocardia.text) == ("medquad", "Nocardiosis")
         infection = _link("How is an infection treated?", "en")
         assert infection is not None and (infection.source, infection.identifier) == ("snomed", "40733004")
+    finally:
+        medquad_lexicon_clear()
+
+
+def test_a_dutch_dictionary_word_whose_english_names_no_focus_is_not_fuzzily_matched() -> None:
+    """GIVEN MedQuAD's Scholte syndrome and Dumping Syndrome (stored as the connector stores
+    them) WHEN a Dutch question names "bijholte" (the dictionary's "sinus", trigram-near to
+    "scholte") THEN it links no focus; "dumpingsyndroom", whose English is a MedQuAD name, still
+    links Dumping Syndrome; in English the fuzzy match is unchanged."""
+    medquad_focus_add("Scholte syndrome", cui="C1853576", subset="2_GARD_QA")
+    medquad_focus_add("Dumping Syndrome", cui="C0013288", subset="5_NIDDK_QA")
+    try:
+        sinus = medquad_focus("klinische studies voor kanker van de bijholte", "nl")
+        assert sinus is None or sinus.text != "Scholte syndrome"
+        assert medquad_focus("dumpingsyndroom na maagoperatie", "nl").text == "Dumping Syndrome"
     finally:
         medquad_lexicon_clear()

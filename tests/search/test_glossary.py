@@ -421,6 +421,22 @@ def test_the_dutch_ending_entie_is_spelled_as_the_index_spells_it_ency_or_ence()
     assert medical_renderings("operatie", known)[0].words == ("operation",)
 
 
+def test_the_dutch_ending_antie_is_spelled_ance_or_ancy_where_the_index_has_it() -> None:
+    """GIVEN an index vocabulary WHEN a Dutch word ends in "-antie" THEN its English spelling is
+    the first of "-ance" and "-ancy" the vocabulary holds ("intolerantie" → "intolerance"),
+    else "-tie" → "-tion"; "eiwitintolerantie" is "protein intolerance" (the dictionary's
+    "eiwit"), "linkerhartsyndroom" "left heart syndrome" and "kleincellig" "small cell"."""
+    known = frozenset({"intolerance", "protein", "syndrome", "heart", "left", "hypoplastic"})
+    assert medical_renderings("intolerantie", known)[0].words == ("intolerance",)
+    assert medical_renderings("xyzantie", known)[0].words == ("xyzantion",)
+    assert medical_renderings("eiwitintolerantie", known)[0].words == ("protein intolerance",)
+    assert [r.words for r in medical_renderings("hypoplastisch linkerhartsyndroom", known)] == [
+        ("hypoplastic",),
+        ("left heart syndrome",),
+    ]
+    assert medical_english("kleincellig longkanker") == [("small cell",), ("lung cancer",)]
+
+
 def test_a_compounds_first_part_may_be_a_medical_word_the_index_spells_the_english_way() -> None:
     """GIVEN the real dictionary (which renders "hypo" as hypoglycemia) and an index vocabulary
     with "hypoventilation" and "migration" WHEN a Dutch compound starts with a cognate of such a

@@ -212,7 +212,9 @@ def focus_variants(focus: str) -> list[str]:
     hemorrhagic fever", "liver cancer" of "Liver (Hepatocellular) Cancer"); a parenthesis that
     is a name of two or more words, without "also known as" ("sleeping sickness", "toxoplasma
     infection"; not an acronym, "AHF", nor a qualifier, "Recreational" of "Water Safety
-    (Recreational)", which linked a question about recreational drugs); after CDC's
+    (Recreational)", which linked a question about recreational drugs), or of one word after
+    "also known as" that is not an acronym ("Trichinosis" of CDC's "Parasites - Trichinellosis
+    (also known as Trichinosis)"); after CDC's
     "Parasites - " prefix, the last " - " part ("Head Lice"); the part before a colon and a
     space ("Pyelonephritis"; "L-arginine:glycine …" has no space). Each at most once, the title
     itself left out; ``[]`` for a plain name. The lexicon keeps them as synonyms: a focus's own
@@ -225,8 +227,9 @@ def focus_variants(focus: str) -> list[str]:
             out.append(name)
 
     for inner in _PARENTHESIS.findall(focus):
+        named = _ALSO_KNOWN.match(inner.strip()) is not None
         inner = _ALSO_KNOWN.sub("", inner.strip())
-        if len(inner.split()) >= 2:
+        if len(inner.split()) >= 2 or (named and inner.strip() and not inner.isupper()):
             add(inner)
     plain = _PARENTHESIS.sub("", focus)
     add(plain)
@@ -1125,7 +1128,7 @@ def _medquad_focus_of(question: str, language: str, lexicon: _Lexicon, *, asked:
         if phrase is not None:
             return phrase
     if not gram:
-        return _fuzzy_focus(question, lexicon)
+        return _fuzzy_focus(question, lexicon, language)
     return lexicon.terms[gram].linked(_as_said(gram, text_normalise(question)))
 
 
@@ -1322,27 +1325,33 @@ def _fuzzy_index(lexicon: _Lexicon) -> tuple[TfidfVectorizer, sparse.csr_matrix]
         return lexicon.fuzzy
 
 
-def fuzzy_focus_candidates(question: str, lexicon: _Lexicon) -> list[str]:
+def fuzzy_focus_candidates(question: str, lexicon: _Lexicon, language: str = "") -> list[str]:
     """The normalised words of ``question`` the fuzzy match tries: at least
     :data:`FUZZY_MIN_CHARS` letters, not a stop word (Dutch, English or French), not generic
-    (a word of :data:`FUZZY_GENERIC_TERMS` or more of ``lexicon``'s terms), once each."""
+    (a word of :data:`FUZZY_GENERIC_TERMS` or more of ``lexicon``'s terms), once each; in a Dutch
+    question (``language`` "nl") not a word of the Dutch medical dictionary whose renderings
+    name no term of ``lexicon`` (:func:`zolsearch.search.glossary.medical_dictionary`:
+    "bijholte" is "sinus", not the Scholte syndrome its letters are near; noisy dev nl8;
+    "dumpingsyndroom", Dumping Syndrome, is still tried)."""
+    entries = medical_dictionary()[0] if language == TARGET_LANGUAGE else {}
     words: list[str] = []
     for word in _LETTERS.findall(text_normalise(question)):
         if (
             len(word) >= FUZZY_MIN_CHARS
             and word not in _FUZZY_STOP
             and word not in lexicon.generic
+            and not (word in entries and not any(text_normalise(e) in lexicon.terms for e in entries[word]))
             and word not in words
         ):
             words.append(word)
     return words
 
 
-def _fuzzy_focus(question: str, lexicon: _Lexicon) -> Focus | None:
+def _fuzzy_focus(question: str, lexicon: _Lexicon, language: str = "") -> Focus | None:
     """The MedQuAD focus (or synonym's focus) most similar to one of the question's long words,
     when the cosine of their character trigrams reaches the term's minimum (see the module
     docstring)."""
-    words = fuzzy_focus_candidates(question, lexicon)
+    words = fuzzy_focus_candidates(question, lexicon, language)
     index = _fuzzy_index(lexicon) if words else None
     if index is None:
         return None

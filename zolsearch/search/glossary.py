@@ -112,7 +112,8 @@ COGNATE_KNOWN_MIN_CHARS = 6
 # is rewritten ("kardiomyopathie" → "cardiomyopathy", "rabdomyosarcoom" → "rabdomyosarcoma",
 # "fibrose" → "fibrosis"). Standard correspondences of the two languages' medical vocabularies.
 # Where English has other endings for one Dutch ending ("deficiëntie" → "deficiency",
-# "incontinentie" → "incontinence", but "interventie" → "intervention"), the alternatives are
+# "incontinentie" → "incontinence", "intolerantie" → "intolerance", but "interventie" →
+# "intervention"), the alternatives are
 # taken only in a spelling the index's medical vocabulary has (the first ending that has one);
 # otherwise the next suffix that fits is ("-tie" → "-tion").
 _COGNATE_SUFFIXES: tuple[tuple[str, str | tuple[str, ...]], ...] = (
@@ -131,6 +132,7 @@ _COGNATE_SUFFIXES: tuple[tuple[str, str | tuple[str, ...]], ...] = (
     ("emie", "emia"),
     ("urie", "uria"),
     ("entie", ("ency", "ence")),
+    ("antie", ("ance", "ancy")),  # "intolerantie" → "intolerance", but "garantie" → "guarantee"
     ("tie", "tion"),
     ("pie", ("py", "pia")),  # "myopie" → "myopia" where the index has it
     ("pie", "py"),
