@@ -898,7 +898,9 @@ def test_an_eponym_without_its_apostrophe_and_a_generic_snomed_word_beside_a_med
     Reye's Syndrome and CDC's Nocardiosis with its UMLS synonym "Nocardia infection" WHEN a
     question types the eponym without its apostrophe ("reyes syndrome") THEN Reye's Syndrome
     links; WHEN a question names SNOMED CT's generic "infection" beside the one-word MedQuAD name
-    "nocardia" THEN Nocardiosis wins the tie; "infection" alone still links SNOMED CT's concept."""
+    "nocardia" THEN Nocardiosis wins the tie; "infection" alone still links SNOMED CT's concept,
+    and so does "syndrome" beside an everyday word of MedQuAD's names ("salt"); the apostrophe
+    read in is a last resort ("ushers syndrome type 1b" keeps Usher syndrome, type 1B)."""
     medquad_focus_add("Reye's Syndrome", cui="C0035400")
     medquad_focus_add("Nocardiosis", cui="C0028242", subset="9_CDC_QA", synonyms=("Nocardia infection",))
     try:
@@ -908,6 +910,15 @@ def test_an_eponym_without_its_apostrophe_and_a_generic_snomed_word_beside_a_med
         assert nocardia is not None and (nocardia.source, nocardia.text) == ("medquad", "Nocardiosis")
         infection = _link("How is an infection treated?", "en")
         assert infection is not None and (infection.source, infection.identifier) == ("snomed", "40733004")
+        # an everyday word of MedQuAD's names does not win the tie ("salt", a synonym of Sodium)
+        medquad_focus_add("Sodium", cui="C0037473", synonyms=("salt",))
+        diet = _link("our son has nephrotic syndrome. is there a special diet, less salt?", "en")
+        assert diet is not None and (diet.source, diet.identifier) == ("snomed", "64572001")
+        # the apostrophe is a last resort: a longer name matched otherwise keeps the focus
+        medquad_focus_add("Usher syndrome, type 1B", cui="C2931206", subset="3_GHR_QA")
+        medquad_focus_add("Usher's syndrome", cui="C0271097", subset="2_GARD_QA")
+        usher = medquad_focus("they found ushers syndrome type 1b. is it inherited?", "en")
+        assert usher is not None and usher.text == "Usher syndrome, type 1B"
     finally:
         medquad_lexicon_clear()
 

@@ -960,8 +960,9 @@ def focus_link(*, question: str, resolution: Resolution | None, language: str = 
         key=lambda c: -len(c[0].split()),
     )
     # a one-word SNOMED CT term that is a generic word of MedQuAD's names ("infection",
-    # "syndrome") does not win a tie: "a lung infection called nocardia" is Nocardiosis
-    generic = _LEXICON.get().generic
+    # "syndrome") does not win a tie with a MedQuAD name that is no everyday word: "a lung
+    # infection called nocardia" is Nocardiosis; "nephrotic syndrome … less salt?" is not Sodium
+    generic = _LEXICON.get().generic if medquad is not None and not eponym_everyday(medquad.matched) else frozenset()
     candidates = [
         c for c in candidates if len(c[0].split()) > words or (len(c[0].split()) == words and c[0] not in generic)
     ]
@@ -1101,10 +1102,6 @@ def _medquad_focus_of(question: str, language: str, lexicon: _Lexicon, *, asked:
     if unhyphenated != question:
         # "a-fib" is UMLS's "afib" (Atrial Fibrillation); text_normalise splits it to "a fib"
         grams += ngrams(text_normalise(unhyphenated), max_n=max(1, lexicon.longest))
-    apostrophed = _BARE_POSSESSIVE.sub(r"\1's ", question)
-    if apostrophed != question:
-        # "reyes syndrome" is Reye's Syndrome, whose UMLS synonyms have no "reyes" (noisy dev en4)
-        grams += ngrams(text_normalise(apostrophed), max_n=max(1, lexicon.longest))
     found = [
         gram
         for gram in grams
@@ -1128,8 +1125,25 @@ def _medquad_focus_of(question: str, language: str, lexicon: _Lexicon, *, asked:
         if phrase is not None:
             return phrase
     if not gram:
-        return _fuzzy_focus(question, lexicon, language)
+        return _fuzzy_focus(question, lexicon, language) or _apostrophed_focus(question, language, lexicon)
     return lexicon.terms[gram].linked(_as_said(gram, text_normalise(question)))
+
+
+def _apostrophed_focus(question: str, language: str, lexicon: _Lexicon) -> Focus | None:
+    """The longest exact term ``question`` names once an eponym's possessive typed without its
+    apostrophe is read with it (:data:`_BARE_POSSESSIVE`: "reyes syndrome" is Reye's Syndrome,
+    whose UMLS synonyms have no "reyes"; noisy dev en4), None when it names none. A last resort,
+    after every other match: the "s" it splits off makes the name a word longer, and it
+    took "ushers syndrome type 1b" from Usher syndrome, type 1B to Usher syndrome."""
+    apostrophed = _BARE_POSSESSIVE.sub(r"\1's ", question)
+    if apostrophed == question:
+        return None
+    grams = ngrams(text_normalise(apostrophed), max_n=max(1, lexicon.longest))
+    found = [g for g in grams if " " in g and g in lexicon.terms and medquad_match_allowed(g, question, language)]
+    if not found:
+        return None
+    gram = max(found, key=lambda g: (len(g.split()), len(g)))
+    return lexicon.terms[gram].linked(gram)
 
 
 def _in_capitals(gram: str, question: str) -> bool:
