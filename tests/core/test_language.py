@@ -41,9 +41,14 @@ def test_nothing_to_go_by_gives_the_default() -> None:
 
 
 def test_the_golden_sets_languages() -> None:
-    """GIVEN every question of the committed golden sets with its language (2,545, and 397
-    MedQuAD questions with a misspelled focus in the typo probes) WHEN detected THEN at most 51 of
-    the 2,545 are wrong (7 of the seventh Dutch noisy dev set's 99, short queries of Latin and
+    """GIVEN every question of the committed golden sets with its language (2,745, and 397
+    MedQuAD questions with a misspelled focus in the typo probes) WHEN detected THEN at most 62 of
+    the 2,745 are wrong (4 of the eighth Dutch noisy dev set's 100, short queries of names:
+    "ziekte van behcet" read as Turkish, "coeliakie test" and "neurosyfilis prognose" as Polish,
+    "paragonimiasis diagnose" as Spanish; 7 of the fourth English noisy dev set's 100, short
+    queries of Latin names and text-speak: "central diabetes insipidus" as French, "child
+    astrocytoma stages" and "mainzer saldino syndrom" as German, "can u prevent pericarditis" as
+    Italian, "radioulnar synostosis hereditary?" as Romanian; 7 of the seventh Dutch noisy dev set's 99, short queries of Latin and
     Greek names: "GAMT deficientie wat is dat" and "dihydropteridine reductase deficientie
     symtomen" read as Romanian, "cysten op de nieren", "steroiden informatie" and "hypersomnie
     prognose" as German, "NASH leververvetting diagnose" and "neurosarcoidose behandling" as
@@ -77,6 +82,6 @@ def test_the_golden_sets_languages() -> None:
                 wrong[kind] += 1
                 wrong[item["language"]] += 1
     assert total["sets"] >= 1900 and total["typos"] >= 390
-    assert wrong["sets"] <= 51, wrong
+    assert wrong["sets"] <= 62, wrong
     assert wrong["typos"] <= 0.02 * total["typos"], wrong
     assert not {"fr", "tr", "ar", "ro"} & set(wrong), wrong
