@@ -876,17 +876,20 @@ def test_an_organism_named_alone_links_its_infection_and_a_hyphenated_initialism
             "skin infections": term("Skin Infections"),
             "pinworm infection": term("Parasites - Enterobiasis"),
             "pinworm infections": term("Pinworms"),
+            "pneumococcal infections": term("Pneumococcal Infections"),
         }
     )
     assert {name: t.focus for name, t in found.items()} == {"campylobacter": "Campylobacter Infections"}
     medquad_focus_add("Campylobacter Infections", cui="C0006784")
+    medquad_focus_add("Skin Infections", cui="C0037278")
     medquad_focus_add("Nocardiosis", cui="C0028242", subset="9_CDC_QA", synonyms=("Nocardia infection",))
     medquad_focus_add("Atrial Fibrillation", cui="C0004238", subset="NHLBI", synonyms=("AFib",))
     try:
         story = "I've had diarrhea for 3 days and the stool sample came back positive for campylobacter. What is it?"
         assert medquad_focus(story, "en").text == "Campylobacter Infections"
         assert medquad_focus("nocardia treatment", "en").text == "Nocardiosis"
-        assert medquad_focus("How do they diagnose a-fib, is an ECG enough?", "en").text == "Atrial Fibrillation"
+        afib = medquad_focus("How do they diagnose a-fib, is an ECG enough?", "en")
+        assert (afib.text, afib.matched) == ("Atrial Fibrillation", "a fib")  # as the question says it
         skin = medquad_focus("skin", "en")
         assert skin is None or skin.text != "Skin Infections"
     finally:
@@ -904,8 +907,13 @@ def test_an_eponym_without_its_apostrophe_and_a_generic_snomed_word_beside_a_med
     medquad_focus_add("Reye's Syndrome", cui="C0035400")
     medquad_focus_add("Nocardiosis", cui="C0028242", subset="9_CDC_QA", synonyms=("Nocardia infection",))
     try:
+        medquad_focus_add("Aspirin", cui="C0004057", subset="11_MPlusDrugs_QA")
         reye = _link("reyes syndrome kids aspirin", "en")
-        assert reye is not None and (reye.source, reye.text) == ("medquad", "Reye's Syndrome")
+        assert reye is not None and (reye.source, reye.text, reye.matched) == (
+            "medquad",
+            "Reye's Syndrome",
+            "reyes syndrome",
+        )
         nocardia = _link("My husband now has a lung infection called nocardia. How is it treated?", "en")
         assert nocardia is not None and (nocardia.source, nocardia.text) == ("medquad", "Nocardiosis")
         infection = _link("How is an infection treated?", "en")

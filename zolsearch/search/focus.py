@@ -2,16 +2,19 @@
 department or doctor), linked to where the knowledge base names it.
 
 Three sources; the taxonomy first, then whichever of SNOMED CT and MedQuAD matches more words of
-the question (SNOMED CT on a tie); within one source the longest match wins:
+the question (SNOMED CT on a tie, unless its term is one generic word of MedQuAD's names that
+is no MedQuAD term itself, "infection", and MedQuAD's a word that is no everyday word,
+"nocardia"); within one source the longest match wins:
 
-1. **the hospital's taxonomy** (first whatever else matches, but for one case): entities the
+1. **the hospital's taxonomy** (first whatever else matches, but for two cases): entities the
    question names directly (an approved alias, the
    entity's name, or the entity linked to a SNOMED CT concept the question names), from the
    taxonomy stage's resolution (:func:`taxonomy.resolver.text_resolve`; no query of its own).
    Entities reached only through IS_A or a finding site (the department that treats a condition)
-   are routing, not the focus. The one case: a message of several sentences that names the
+   are routing, not the focus. The two cases: a message of several sentences that names the
    entity in its story only and a MedQuAD focus in its question sentence is about the latter
-   ("My son has type 1 diabetes … What is hypoglycaemia exactly?");
+   ("My son has type 1 diabetes … What is hypoglycaemia exactly?"); a condition entity inside a
+   longer MedQuAD name the question says yields to that name ("central diabetes insipidus");
 2. **SNOMED CT descriptions**: the concept whose description the question names longest; its
    kind from the semantic tag of its fully specified name ("(disorder)" → condition, one query
    for the candidate concepts);
@@ -227,9 +230,9 @@ def focus_variants(focus: str) -> list[str]:
             out.append(name)
 
     for inner in _PARENTHESIS.findall(focus):
-        named = _ALSO_KNOWN.match(inner.strip()) is not None
+        named = inner.strip().lower().startswith("also known as ")
         inner = _ALSO_KNOWN.sub("", inner.strip())
-        if len(inner.split()) >= 2 or (named and inner.strip() and not inner.isupper()):
+        if len(inner.split()) >= 2 or (named and inner.strip() and not initialism_shaped(inner)):
             add(inner)
     plain = _PARENTHESIS.sub("", focus)
     add(plain)
@@ -415,25 +418,31 @@ def _lexicon_read() -> _Lexicon:
 # "<Organism> Infection(s)" as MedQuAD names an infection (MedlinePlus's "Campylobacter
 # Infections", CDC's "Parasites - Cyclosporiasis (Cyclospora Infection)"), normalised.
 _INFECTION_NAME = re.compile(r"^(?P<organism>[^\W\d_]+) infections?$")
+# English adjective endings: "Fungal", "Pneumococcal", "Staphylococcal", "Viral" Infections name a
+# kind of infection, not an organism a patient names alone.
+_ADJECTIVE_ENDINGS = ("al", "ic", "ous", "ary")
 
 
 def organism_names(terms: Mapping[str, _Term]) -> dict[str, _Term]:
     """The organisms ``terms`` (normalised name → its term) name infections after, each → the
     term of its infection: patients name the organism alone ("positive for campylobacter",
-    "acinetobacter", noisy dev en4, 2026-12-08). Of one word (:data:`_INFECTION_NAME`), at
-    least :data:`MIN_SYNONYM_CHARS` letters, not an everyday word (:func:`eponym_everyday`:
-    "skin", "ear", "viral", "bacterial" name no infection alone), and named after by one focus
-    only. Never raises."""
-    named: dict[str, set[str]] = {}
-    for key, term in terms.items():
+    "baylisascaris", noisy dev en4 and the first noisy dev set, 2026-12-08). Of one word
+    (:data:`_INFECTION_NAME`), at least :data:`MIN_SYNONYM_CHARS` letters, not an adjective
+    (:data:`_ADJECTIVE_ENDINGS`: "fungal", "pneumococcal", "viral"), not an everyday word
+    (:func:`eponym_everyday`: "skin", "bone"; "yeast", Zipf 3.67, is not one), and named after by
+    one focus only.
+    Never raises."""
+    named: dict[str, dict[str, _Term]] = {}  # organism → focus → its term (of the first key in order)
+    for key in sorted(terms):
         match = _INFECTION_NAME.match(key)
-        if match is not None and len(match.group("organism")) >= MIN_SYNONYM_CHARS:
-            named.setdefault(match.group("organism"), set()).add(term.focus)
-    found: dict[str, _Term] = {}
-    for organism, foci in sorted(named.items()):
-        if len(foci) == 1 and not eponym_everyday(organism):
-            found[organism] = next(terms[k] for k in sorted(terms) if terms[k].focus in foci)
-    return found
+        organism = match.group("organism") if match is not None else ""
+        if len(organism) >= MIN_SYNONYM_CHARS and not organism.endswith(_ADJECTIVE_ENDINGS):
+            named.setdefault(organism, {}).setdefault(terms[key].focus, terms[key])
+    return {
+        organism: next(iter(foci.values()))
+        for organism, foci in sorted(named.items())
+        if len(foci) == 1 and not eponym_everyday(organism)
+    }
 
 
 def initialism_shaped(name: str) -> bool:
@@ -902,9 +911,11 @@ def focus_link(*, question: str, resolution: Resolution | None, language: str = 
     (:func:`medquad_match_allowed`). A taxonomy entity said only outside the question sentence
     (:func:`question_sentence`) yields to the MedQuAD focus said in it (:func:`medquad_focus`),
     unless that is a question-type topic ("Clinical Trials": it leaves the focus to the story,
-    :func:`names_question_type_topic`); a MedQuAD focus whose name holds the entity's words and
-    more, as the question says it ("central diabetes insipidus" beside the entity Diabetes), wins
-    over it.
+    :func:`names_question_type_topic`); a MedQuAD term the question says that holds a condition
+    entity's words and more ("central diabetes insipidus" beside the entity Diabetes) wins over
+    it (:func:`_longer_term_said`). Between SNOMED CT and MedQuAD, a tie goes to SNOMED CT unless
+    its term is one generic word of MedQuAD's names that is no term itself ("infection") and
+    MedQuAD's one word is no everyday word ("nocardia"; :func:`eponym_everyday`).
     """
     if resolution is not None:
         direct = []
@@ -925,18 +936,13 @@ def focus_link(*, question: str, resolution: Resolution | None, language: str = 
                 medquad = _medquad_focus_of(sentence, language, lexicon, asked=True)
                 if medquad is not None and f" {medquad.matched} " in asked and not names_question_type_topic(medquad):
                     return medquad
-            medquad = medquad_focus(question, language)
-            if (
-                medquad is not None
-                and _holds_longer(medquad.matched, text_normalise(said))
-                and medquad.matched in _LEXICON.get().terms
-                and f" {medquad.matched} " in f" {text_normalise(question)} "
-            ):
+            longer = _longer_term_said(question, text_normalise(said)) if kind == "condition" else None
+            if longer is not None:
                 # the longer name the question says wins, as between SNOMED CT and MedQuAD below:
                 # "central diabetes insipidus" is not the taxonomy's Diabetes (noisy dev en4); a
-                # name read from a Dutch message's English is not the name ("type 1 suikerziekte"
+                # name read from a Dutch message's English is not said so ("type 1 suikerziekte"
                 # of a story beside "diabetische mastopathie", noisy dev nl3)
-                return medquad
+                return longer
             return Focus(
                 text=resolved.entity.name,
                 kind=kind,
@@ -962,9 +968,13 @@ def focus_link(*, question: str, resolution: Resolution | None, language: str = 
     # a one-word SNOMED CT term that is a generic word of MedQuAD's names ("infection",
     # "syndrome") does not win a tie with a MedQuAD name that is no everyday word: "a lung
     # infection called nocardia" is Nocardiosis; "nephrotic syndrome … less salt?" is not Sodium
-    generic = _LEXICON.get().generic if medquad is not None and not eponym_everyday(medquad.matched) else frozenset()
+    lexicon = _LEXICON.get()
+    weak = words == 1 and medquad is not None and not eponym_everyday(medquad.matched)
     candidates = [
-        c for c in candidates if len(c[0].split()) > words or (len(c[0].split()) == words and c[0] not in generic)
+        c
+        for c in candidates
+        if len(c[0].split()) > words
+        or (len(c[0].split()) == words and not (weak and c[0] in lexicon.generic and c[0] not in lexicon.terms))
     ]
     kinds = _snomed_kinds([concept_id for _, _, concept_id in candidates]) if candidates else {}
     for matched, term, concept_id in candidates:
@@ -975,10 +985,22 @@ def focus_link(*, question: str, resolution: Resolution | None, language: str = 
     return medquad
 
 
-def _holds_longer(longer: str, shorter: str) -> bool:
-    """Whether the normalised phrase ``longer`` holds the normalised phrase ``shorter`` as whole
-    words and has more words. Never raises."""
-    return len(longer.split()) > len(shorter.split()) and f" {shorter} " in f" {longer} "
+def _longer_term_said(question: str, said: str) -> Focus | None:
+    """The longest MedQuAD term (focus or UMLS synonym, exact) that the normalised ``question``
+    says and that holds the normalised words ``said`` with more words ("central diabetes
+    insipidus" around "diabetes"), linked; None when there is none. Never raises."""
+    lexicon = _LEXICON.get()
+    if not lexicon.terms or not said:
+        return None
+    grams = [
+        gram
+        for gram in ngrams(text_normalise(question), max_n=max(1, lexicon.longest))
+        if len(gram.split()) > len(said.split()) and f" {said} " in f" {gram} " and gram in lexicon.terms
+    ]
+    if not grams:
+        return None
+    gram = max(grams, key=lambda g: (len(g.split()), len(g)))
+    return lexicon.terms[gram].linked(gram)
 
 
 def medquad_match_allowed(gram: str, question: str, language: str) -> bool:
@@ -1088,10 +1110,13 @@ def message_sentences(message: str) -> list[tuple[str, str]]:
 
 
 def _medquad_focus_of(question: str, language: str, lexicon: _Lexicon, *, asked: bool = False) -> Focus | None:
-    """The MedQuAD focus ``question`` names: the longest exact term (focus or UMLS synonym), a
-    longer one in its English spelling (Dutch) or misspelled, else the fuzzy match of one of its
-    long words (module docstring); None when none. ``asked``: ``question`` is the message's
-    question sentence (:func:`_spelled_names`)."""
+    """The MedQuAD focus ``question`` names: the longest exact term (focus or UMLS synonym; also
+    read with a possessive joined and hyphens dropped, "a-fib" as "afib"; an initialism that is
+    an everyday word only as written, :func:`initialism_everyday_keys`), a longer one in its
+    English spelling (Dutch) or misspelled, a name with an eponym's apostrophe read in
+    (:func:`_apostrophed_focus`), else the fuzzy match of one of its long words (module
+    docstring); None when none. ``matched`` is what the normalised question says. ``asked``:
+    ``question`` is the message's question sentence (:func:`_spelled_names`)."""
     grams = ngrams(text_normalise(question), max_n=max(1, lexicon.longest))
     joined = _POSSESSIVE.sub("s", question)
     if joined != question:
@@ -1124,26 +1149,44 @@ def _medquad_focus_of(question: str, language: str, lexicon: _Lexicon, *, asked:
         phrase = _fuzzy_phrase_focus(question, lexicon, language, units)
         if phrase is not None:
             return phrase
+        apostrophed = _apostrophed_focus(question, lexicon)
+        if apostrophed is not None:
+            return apostrophed
     if not gram:
-        return _fuzzy_focus(question, lexicon, language) or _apostrophed_focus(question, language, lexicon)
-    return lexicon.terms[gram].linked(_as_said(gram, text_normalise(question)))
+        return _fuzzy_focus(question, lexicon, language)
+    return lexicon.terms[gram].linked(_as_said(_unjoined(gram, question), text_normalise(question)))
 
 
-def _apostrophed_focus(question: str, language: str, lexicon: _Lexicon) -> Focus | None:
-    """The longest exact term ``question`` names once an eponym's possessive typed without its
-    apostrophe is read with it (:data:`_BARE_POSSESSIVE`: "reyes syndrome" is Reye's Syndrome,
-    whose UMLS synonyms have no "reyes"; noisy dev en4), None when it names none. A last resort,
-    after every other match: the "s" it splits off makes the name a word longer, and it
-    took "ushers syndrome type 1b" from Usher syndrome, type 1B to Usher syndrome."""
+def _unjoined(gram: str, question: str) -> str:
+    """``gram`` with each word that :data:`_HYPHEN`'s join made as ``question`` says it ("afib" →
+    "a fib" for "a-fib"), so that ``matched`` is words of the normalised question. Never raises."""
+    if "-" not in question:
+        return gram
+    said = {
+        text_normalise(_HYPHEN.sub("", word)): text_normalise(word)
+        for word in re.findall(r"[^\W\d_]+(?:-[^\W\d_]+)+", question)
+    }
+    return " ".join(said.get(word, word) for word in gram.split())
+
+
+def _apostrophed_focus(question: str, lexicon: _Lexicon) -> Focus | None:
+    """The longest exact term of two or more words ``question`` names once an eponym's
+    possessive typed without its apostrophe is read with it (:data:`_BARE_POSSESSIVE`: "reyes
+    syndrome" is Reye's Syndrome, whose UMLS synonyms have no "reyes"; noisy dev en4), with
+    ``matched`` as the question says it ("reyes syndrome"); None when it names none. Tried only
+    where no exact term of two words or more and no misspelled phrase matched: the "s" it splits
+    off makes the name a word longer, and among the other matches it took "ushers syndrome type
+    1b" from Usher syndrome, type 1B to Usher syndrome. Never raises."""
     apostrophed = _BARE_POSSESSIVE.sub(r"\1's ", question)
     if apostrophed == question:
         return None
     grams = ngrams(text_normalise(apostrophed), max_n=max(1, lexicon.longest))
-    found = [g for g in grams if " " in g and g in lexicon.terms and medquad_match_allowed(g, question, language)]
+    found = [g for g in grams if " " in g and g in lexicon.terms]
     if not found:
         return None
     gram = max(found, key=lambda g: (len(g.split()), len(g)))
-    return lexicon.terms[gram].linked(gram)
+    said = re.sub(r"\b([^\W\d_]+) s\b", r"\1s", gram)
+    return lexicon.terms[gram].linked(said if f" {said} " in f" {text_normalise(question)} " else gram)
 
 
 def _in_capitals(gram: str, question: str) -> bool:
@@ -1346,7 +1389,8 @@ def fuzzy_focus_candidates(question: str, lexicon: _Lexicon, language: str = "")
     question (``language`` "nl") not a word of the Dutch medical dictionary whose renderings
     name no term of ``lexicon`` (:func:`zolsearch.search.glossary.medical_dictionary`:
     "bijholte" is "sinus", not the Scholte syndrome its letters are near; noisy dev nl8;
-    "dumpingsyndroom", Dumping Syndrome, is still tried)."""
+    "dumpingsyndroom", Dumping Syndrome, is still tried). Raises what
+    :func:`zolsearch.search.glossary.medical_dictionary` raises (Dutch only)."""
     entries = medical_dictionary()[0] if language == TARGET_LANGUAGE else {}
     words: list[str] = []
     for word in _LETTERS.findall(text_normalise(question)):
