@@ -49,6 +49,13 @@ def _link(text: str, language: str) -> Focus | None:
     return focus_link(question=text, resolution=text_resolve(text=text, language=language, with_terms=False))
 
 
+def _linked(text: str, language: str, field: str = "text") -> tuple[str, str] | None:
+    """``(source, field)`` of :func:`_link`'s focus ("identifier" for a taxonomy slug or SNOMED
+    CT id), None when none is linked."""
+    focus = _link(text, language)
+    return None if focus is None else (focus.source, getattr(focus, field))
+
+
 def test_the_taxonomy_links_aliases_and_names_the_longest_mention_first(hospital: None) -> None:
     """GIVEN the sample hospital WHEN a question names a condition by its alias, or a doctor by
     name beside a department THEN the focus is the entity named, the longest mention winning; a
@@ -792,12 +799,18 @@ def test_the_story_s_taxonomy_entity_yields_to_the_medquad_focus_the_question_as
     diabetes too, or names no MedQuAD focus, THEN the taxonomy's Diabetes stays the focus."""
     medquad_focus_add("Hypoglycemia", cui="C0020615", subset="NIDDK")
     try:
-        asked = _link("My son has type 1 diabetes and got shaky last night. What is hypoglycaemia exactly?", "en")
-        assert asked is not None and (asked.source, asked.text) == ("medquad", "Hypoglycemia")
-        both = _link("My son got shaky last night. Is hypoglycemia part of his diabetes?", "en")
-        assert both is not None and (both.source, both.identifier) == ("taxonomy", "diabetes")
-        story = _link("My son has type 1 diabetes. What should he eat?", "en")
-        assert story is not None and (story.source, story.identifier) == ("taxonomy", "diabetes")
+        assert _linked("My son has type 1 diabetes and got shaky last night. What is hypoglycaemia exactly?", "en") == (
+            "medquad",
+            "Hypoglycemia",
+        )
+        assert _linked("My son got shaky last night. Is hypoglycemia part of his diabetes?", "en", "identifier") == (
+            "taxonomy",
+            "diabetes",
+        )
+        assert _linked("My son has type 1 diabetes. What should he eat?", "en", "identifier") == (
+            "taxonomy",
+            "diabetes",
+        )
     finally:
         medquad_lexicon_clear()
 
@@ -851,10 +864,8 @@ def test_a_longer_medquad_name_said_in_the_question_wins_over_the_taxonomy_entit
         "Neurogenic diabetes insipidus", cui="C0687720", subset="2_GARD_QA", synonyms=("central diabetes insipidus",)
     )
     try:
-        longer = _link("central diabetes insipidus", "en")
-        assert longer is not None and (longer.source, longer.text) == ("medquad", "Neurogenic diabetes insipidus")
-        plain = _link("Is diabetes inherited?", "en")
-        assert plain is not None and (plain.source, plain.identifier) == ("taxonomy", "diabetes")
+        assert _linked("central diabetes insipidus", "en") == ("medquad", "Neurogenic diabetes insipidus")
+        assert _linked("Is diabetes inherited?", "en", "identifier") == ("taxonomy", "diabetes")
     finally:
         medquad_lexicon_clear()
 
@@ -914,14 +925,17 @@ def test_an_eponym_without_its_apostrophe_and_a_generic_snomed_word_beside_a_med
             "Reye's Syndrome",
             "reyes syndrome",
         )
-        nocardia = _link("My husband now has a lung infection called nocardia. How is it treated?", "en")
-        assert nocardia is not None and (nocardia.source, nocardia.text) == ("medquad", "Nocardiosis")
-        infection = _link("How is an infection treated?", "en")
-        assert infection is not None and (infection.source, infection.identifier) == ("snomed", "40733004")
+        assert _linked("My husband now has a lung infection called nocardia. How is it treated?", "en") == (
+            "medquad",
+            "Nocardiosis",
+        )
+        assert _linked("How is an infection treated?", "en", "identifier") == ("snomed", "40733004")
         # an everyday word of MedQuAD's names does not win the tie ("salt", a synonym of Sodium)
         medquad_focus_add("Sodium", cui="C0037473", synonyms=("salt",))
-        diet = _link("our son has nephrotic syndrome. is there a special diet, less salt?", "en")
-        assert diet is not None and (diet.source, diet.identifier) == ("snomed", "64572001")
+        assert _linked("our son has nephrotic syndrome. is there a special diet, less salt?", "en", "identifier") == (
+            "snomed",
+            "64572001",
+        )
         # the apostrophe is a last resort: a longer name matched otherwise keeps the focus
         medquad_focus_add("Usher syndrome, type 1B", cui="C2931206", subset="3_GHR_QA")
         medquad_focus_add("Usher's syndrome", cui="C0271097", subset="2_GARD_QA")

@@ -56,7 +56,7 @@ import threading
 import unicodedata
 from bisect import bisect_left
 from collections import Counter
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from difflib import SequenceMatcher
 from functools import lru_cache
@@ -469,9 +469,7 @@ def initialism_everyday_keys(
     return {
         key: frozenset(names)
         for key, names in written.items()
-        if key
-        and " " not in key
-        and names
+        if " " not in key
         and all(map(initialism_shaped, names))
         and key in terms
         and key not in text_normalise(terms[key].focus).split()
@@ -992,15 +990,15 @@ def _longer_term_said(question: str, said: str) -> Focus | None:
     lexicon = _LEXICON.get()
     if not lexicon.terms or not said:
         return None
-    grams = [
-        gram
-        for gram in ngrams(text_normalise(question), max_n=max(1, lexicon.longest))
-        if len(gram.split()) > len(said.split()) and f" {said} " in f" {gram} " and gram in lexicon.terms
-    ]
-    if not grams:
-        return None
-    gram = max(grams, key=lambda g: (len(g.split()), len(g)))
-    return lexicon.terms[gram].linked(gram)
+    grams = ngrams(text_normalise(question), max_n=max(1, lexicon.longest))
+    gram = _longest_term((g for g in grams if len(g.split()) > len(said.split()) and f" {said} " in f" {g} "), lexicon)
+    return lexicon.terms[gram].linked(gram) if gram else None
+
+
+def _longest_term(grams: Iterable[str], lexicon: _Lexicon) -> str:
+    """Of ``grams`` (normalised n-grams), the longest that is a term of ``lexicon``, in words
+    and then in characters (the first on a tie); "" when none is. Never raises."""
+    return max((g for g in grams if g in lexicon.terms), key=lambda g: (len(g.split()), len(g)), default="")
 
 
 def medquad_match_allowed(gram: str, question: str, language: str) -> bool:
@@ -1181,10 +1179,9 @@ def _apostrophed_focus(question: str, lexicon: _Lexicon) -> Focus | None:
     if apostrophed == question:
         return None
     grams = ngrams(text_normalise(apostrophed), max_n=max(1, lexicon.longest))
-    found = [g for g in grams if " " in g and g in lexicon.terms]
-    if not found:
+    gram = _longest_term((g for g in grams if " " in g), lexicon)
+    if not gram:
         return None
-    gram = max(found, key=lambda g: (len(g.split()), len(g)))
     said = re.sub(r"\b([^\W\d_]+) s\b", r"\1s", gram)
     return lexicon.terms[gram].linked(said if f" {said} " in f" {text_normalise(question)} " else gram)
 

@@ -48,17 +48,24 @@ LABELLED_FILE = "understanding/labelled.jsonl"
 QTYPE_EXTRA_FILES = ("golden/medquad-dev.jsonl",)
 REDUCE_MIN_WORDS = 13
 
+# The greetings a message may open with, in the languages of the region (Flemish "goeiendag",
+# "goeiemiddag" too): dropped from the reduced query (_FILLER), and a sentence that is only one
+# of them is no story (_GREETING).
+_GREETINGS = (
+    "hi", "hello", "hey", "dear", "hallo", "hoi", "dag", "beste", "goedendag", "goeiedag", "goeiendag",
+    "goedemorgen", "goeiemorgen", "goeienmorgen", "goedemiddag", "goeiemiddag", "goeienmiddag",
+    "goedenavond", "goeienavond", "bonjour",
+)  # fmt: skip
 # Words that carry no search meaning in a patient's message (greetings, politeness, hedges,
 # story verbs), in the languages of the region; on top of core.text.STOPWORDS.
-_FILLER = frozenset(
+_FILLER = frozenset(_GREETINGS) | frozenset(
     text_normalise(
-        """hi hello hey dear thanks thank please quick question just really very so also maybe
+        """thanks thank please quick question just really very so also maybe
         anyone someone something know wondering wonder wanted want would could should tell me im ive
         i'm i've it's its was were been had have has got get getting been since ago yesterday today
         week weeks month months year years day days doctor dr told says said think thought worried
         scared terrified afraid help much many lot bit little kind sort thing things
-        hallo hoi dag beste goedendag goeiedag goeiendag goedemorgen goeiemorgen goeienmorgen goedemiddag
-        goeiemiddag goeienmiddag goedenavond goeienavond bedankt dank alvast
+        bedankt dank alvast
         groetjes mvg vriendelijke groeten aub graag
         even eens toch nu al nog heel echt erg beetje wel gewoon misschien iemand iets weet weten
         vraagje vraag vragen wil zou zouden mag mogen had heb hebt heeft hebben was waren ben bent
@@ -77,8 +84,7 @@ _QUESTION_CUES = re.compile(
     re.IGNORECASE,
 )
 _GREETING = re.compile(
-    r"^\s*(hi|hello|hey|dear|hallo|hoi|dag|beste|goedendag|goeiedag|goeiendag|goedemorgen|goeiemorgen|goeienmorgen|"
-    r"goedemiddag|goeiemiddag|goeienmiddag|goedenavond|goeienavond|bonjour|"
+    rf"^\s*({'|'.join(_GREETINGS)}|"
     r"thanks|thank you|bedankt|merci|groetjes|mvg)\b[^.?!]*[.!,]?\s*$",
     re.IGNORECASE,
 )
