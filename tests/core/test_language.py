@@ -41,9 +41,12 @@ def test_nothing_to_go_by_gives_the_default() -> None:
 
 
 def test_the_golden_sets_languages() -> None:
-    """GIVEN every question of the committed golden sets with its language (2,745, and 397
-    MedQuAD questions with a misspelled focus in the typo probes) WHEN detected THEN at most 62 of
-    the 2,745 are wrong (4 of the eighth Dutch noisy dev set's 100, short queries of names:
+    """GIVEN every question of the committed golden sets with its language (2,845, and 397
+    MedQuAD questions with a misspelled focus in the typo probes) WHEN detected THEN at most 66 of
+    the 2,845 are wrong (4 of the ninth Dutch noisy dev set's 50, short queries of names:
+    "agammaglobulinemie niet bruton symptomen" read as French, "holmes adie sindroom" as English,
+    "lipoide proteinose prognose" as German, "anaplasmosis wat is dat" as Spanish; none of the
+    fifth English noisy dev set's 50; 4 of the eighth Dutch noisy dev set's 100, short queries of names:
     "ziekte van behcet" read as Turkish, "coeliakie test" and "neurosyfilis prognose" as Polish,
     "paragonimiasis diagnose" as Spanish; 7 of the fourth English noisy dev set's 100, short
     queries of Latin names and text-speak: "central diabetes insipidus" as French, "child
@@ -82,6 +85,6 @@ def test_the_golden_sets_languages() -> None:
                 wrong[kind] += 1
                 wrong[item["language"]] += 1
     assert total["sets"] >= 1900 and total["typos"] >= 390
-    assert wrong["sets"] <= 62, wrong
+    assert wrong["sets"] <= 66, wrong
     assert wrong["typos"] <= 0.02 * total["typos"], wrong
     assert not {"fr", "tr", "ar", "ro"} & set(wrong), wrong
