@@ -526,7 +526,8 @@ def test_a_one_word_focus_is_rescued_for_a_short_question_only() -> None:
     candidate per retriever and the feature reranker WHEN the short "What are the symptoms of
     <focus>?" is searched THEN its pages join the candidates (a short question names its focus
     itself; not with ``focus_rescue_short_any`` off), and when the same question follows a story
-    long enough to be reduced, none do: there a one-word focus is often a word of the story."""
+    long enough to be reduced, none do (the rerank stage's second look off): there a one-word
+    focus is often a word of the story."""
     for focus, _urls in _symptom_foci(one_word=True):
         config = _pools_of_one()
         short = SearchRequest(question=f"What are the symptoms of {focus}?", language="en")
@@ -542,11 +543,39 @@ def test_a_one_word_focus_is_rescued_for_a_short_question_only() -> None:
             "Hello, my neighbour told me yesterday about her cousin who was recently seen by a "
             f"specialist at the university clinic. What are the symptoms of {focus}?"
         )
-        long = pipeline_run(request=SearchRequest(question=story, language="en"), config=config)
+        never = config.with_overrides(focus_rescue_below_score=0.0)
+        long = pipeline_run(request=SearchRequest(question=story, language="en"), config=never)
         assert long.trace.understanding.reduced, "the story was not reduced"
         assert long.trace.retrieval.focus_rescued == 0
         return
     pytest.fail("no one-word focus of the test corpus was linked and rescued")
+
+
+def test_the_rerank_stage_takes_a_second_look_for_a_short_focus_when_nothing_scores() -> None:
+    """GIVEN a one-word MedQuAD focus with a "symptoms" page, asked about after a story long
+    enough to be reduced, dense pools of one and no BM25 (so the candidates may lack its page)
+    WHEN no candidate's rerank score reaches ``focus_rescue_below_score`` (1.0: none can) THEN
+    the focus's page, held back for its one-word name, joins the candidates and is reranked
+    with them (``trace.retrieval.focus_rescued`` counts it); at 0 (never) it does not join."""
+    for focus, urls in _symptom_foci(one_word=True):
+        story = (
+            "Hello, my neighbour told me yesterday about her cousin who was recently seen by a "
+            f"specialist at the university clinic. What are the symptoms of {focus}?"
+        )
+        request = SearchRequest(question=story, language="en")
+        config = _pools_of_one().with_overrides(lexical_enabled=False)
+        never = pipeline_run(request=request, config=config.with_overrides(focus_rescue_below_score=0.0))
+        if never.focus is None or never.focus.text.lower() != focus.lower() or never.qtype != "symptoms":
+            continue  # the classifier read another type or linked another focus: try the next
+        if set(urls) & {never.chunks[i].document.url for i, _ in never.fused}:
+            continue  # the pool of one held its page already
+        assert never.trace.understanding.reduced and never.trace.retrieval.focus_rescued == 0
+        second = pipeline_run(request=request, config=config.with_overrides(focus_rescue_below_score=1.0))
+        assert second.trace.retrieval.focus_rescued > 0
+        assert set(urls) & {second.chunks[i].document.url for i, _ in second.fused}
+        assert {i for i, _ in second.fused} <= set(second.rerank)  # ranked with the rest
+        return
+    pytest.fail("no one-word focus of the test corpus was linked and missing from the pools")
 
 
 def test_focus_rescue_reads_the_name_another_site_gives_the_condition(slice_dir: Path) -> None:

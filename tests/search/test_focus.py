@@ -13,7 +13,7 @@ from taxonomy.resolver import text_resolve
 from taxonomy.services import sample_hospital_load
 from taxonomy.snomed import snomed_import
 from tests.search import medquad_focus_add
-from zolsearch.search.config import pipeline_config_default
+from zolsearch.search.config import MEASUREMENT_OVERRIDES, pipeline_config_default
 from zolsearch.search.contract import UnderstandingTrace
 from zolsearch.search.focus import (
     Focus,
@@ -28,11 +28,12 @@ from zolsearch.search.focus import (
     medquad_words,
     question_sentence,
     singular_variants,
+    spaced_joins,
 )
 from zolsearch.search.glossary import medical_renderings
 from zolsearch.search.pipeline import SearchRequest, pipeline_run
 from zolsearch.search.stages.generate import chunks_same_focus
-from zolsearch.search.stages.understand import QTYPE_TEMPLATE_WORDS, medical_cognate_term
+from zolsearch.search.stages.understand import QTYPE_TEMPLATE_WORDS, diagnosis_over_everyday, medical_cognate_term
 
 pytestmark = pytest.mark.django_db
 SNOMED = Path(__file__).resolve().parent.parent.parent / "data" / "snomed" / "heartfailure-subset"
@@ -352,6 +353,13 @@ def test_a_dictionary_phrase_the_reduction_broke_is_read_from_the_message_as_ask
         medquad_lexicon_clear()
 
 
+def _understood_measured(question: str) -> UnderstandingTrace:
+    """The understanding trace of a Dutch ``question`` run as retrieval is measured
+    (``MEASUREMENT_OVERRIDES``: no red flags, guards, CRAG or gate)."""
+    config = pipeline_config_default().with_overrides(**MEASUREMENT_OVERRIDES)
+    return pipeline_run(request=SearchRequest(question=question, language="nl"), config=config).trace.understanding
+
+
 def _understood(question: str) -> UnderstandingTrace:
     """The understanding trace of a Dutch ``question`` run through the default pipeline."""
     state = pipeline_run(request=SearchRequest(question=question, language="nl"), config=pipeline_config_default())
@@ -590,6 +598,33 @@ def test_a_lone_dutch_cognate_with_a_medical_ending_links_the_focus() -> None:
         medquad_focus_add("Surgery", cui="C0543467", synonyms=("Operation",))
         medquad_focus_add("Ataxia", cui="C0004134", subset="NINDS")
         _lone_cognate_links()
+    finally:
+        medquad_lexicon_clear()
+
+
+def test_a_medical_cognate_of_the_story_wins_over_an_everyday_symptom() -> None:
+    """GIVEN MedQuAD topics Headache and Craniopharyngioma (MedlinePlus's) WHEN a Dutch story
+    names a symptom by its everyday word ("hoofdpijn", the dictionary's "headache") and the
+    diagnosis by a medical cognate ("craniofaryngioom"), and asks "Wat is dat precies?" THEN the
+    diagnosis is the focus (:func:`diagnosis_over_everyday` replaces the symptom's Headache,
+    which the full MedQuAD's dictionary path links; here the fuzzy match links it before); the
+    symptom alone still links Headache. Measured as retrieval is (``MEASUREMENT_OVERRIDES``): headache
+    with failing sight is a red flag, whose notice would end the run before understanding."""
+    try:
+        medquad_focus_add("Headache", cui="C0018681")
+        medquad_focus_add("Craniopharyngioma", cui="C0010276")
+        story = (
+            "Mijn man heeft al maanden hoofdpijn en ziet slechter, en nu zeggen ze na de scan dat "
+            "het een craniofaryngioom zou kunnen zijn. Ik had daar nog nooit van gehoord. Wat is dat precies?"
+        )
+        renderings = medical_renderings(story, medquad_words())
+        headache = medquad_focus("headache", "en")
+        assert headache is not None and headache.text == "Headache"
+        assert diagnosis_over_everyday(headache, renderings).text == "Craniopharyngioma"
+        alone = medical_renderings("Mijn man heeft al maanden hoofdpijn. Wat kan dat zijn?", medquad_words())
+        assert diagnosis_over_everyday(headache, alone) is headache
+        assert _understood_measured(story).focus == "Craniopharyngioma"
+        assert _understood_measured("Mijn man heeft al maanden hoofdpijn. Wat kan dat zijn?").focus == "Headache"
     finally:
         medquad_lexicon_clear()
 
@@ -903,6 +938,30 @@ def test_an_organism_named_alone_links_its_infection_and_a_hyphenated_initialism
         assert (afib.text, afib.matched) == ("Atrial Fibrillation", "a fib")  # as the question says it
         skin = medquad_focus("skin", "en")
         assert skin is None or skin.text != "Skin Infections"
+    finally:
+        medquad_lexicon_clear()
+
+
+def test_a_medical_word_typed_apart_is_read_joined() -> None:
+    """GIVEN NINDS's Craniosynostosis and CDC's Lymphocytic Choriomeningitis (LCM) WHEN a
+    question types the name's word in two ("cranio synostosis"), also misspelled beside it
+    ("lymphocitic chorio meningitis") THEN the focus links, ``matched`` as the question says it;
+    two words whose join is no word of MedQuAD's names, or with a part under three letters, are
+    not joined."""
+    words = frozenset({"craniosynostosis", "choriomeningitis", "heartburn"})
+    assert spaced_joins("it might be cranio synostosis", words) == {"craniosynostosis": "cranio synostosis"}
+    assert spaced_joins("heart burn after meals", words) == {"heartburn": "heart burn"}
+    assert spaced_joins("a heart attack", words) == {}
+    assert spaced_joins("worried about in fertility", words | {"infertility"}) == {}  # "in": under 3 letters
+    medquad_focus_add("Craniosynostosis", cui="C0010278", subset="NINDS")
+    medquad_focus_add("Lymphocytic Choriomeningitis (LCM)", cui="C0024291", subset="9_CDC_QA")
+    try:
+        story = "the pediatrician thinks it might be cranio synostosis. Can someone explain what it is?"
+        cranio = medquad_focus(story, "en")
+        assert cranio is not None and (cranio.text, cranio.matched) == ("Craniosynostosis", "cranio synostosis")
+        lcm = medquad_focus("Her doctor mentioned lymphocitic chorio meningitis. How do they test for it?", "en")
+        assert lcm is not None and lcm.text == "Lymphocytic Choriomeningitis (LCM)"
+        assert lcm.matched == "lymphocitic chorio meningitis"
     finally:
         medquad_lexicon_clear()
 

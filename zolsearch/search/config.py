@@ -121,7 +121,11 @@ class PipelineConfig(BaseModel):
       one's focus of any length counts ("aanhoudende hoest onderzoek" → Cough). The defaults
       (4: as many pages as sites answer one question; 2; on) were chosen on the dev sets,
       docs/EVALUATION.md "What the hospital's pages are about, and the linked focus's answers
-      as candidates"; only with a reranker serving the language.
+      as candidates"; only with a reranker serving the language. ``focus_rescue_below_score``:
+      when the reranker's best score is under it (no candidate looks like an answer), the
+      focus's pages held back for its short name join too and the candidates are reranked once
+      more (0: never; 0.06 for ``features-lr``, from the dev sets, docs/EVALUATION.md "A second
+      look for the focus's pages when no candidate looks like an answer").
     - ``crag_enabled`` / ``crag_upper`` / ``crag_lower``: CRAG (Yan et al., 2024) over the
       rerank scores: confidence ≥ upper → correct; < lower → incorrect (fallback that routes to a
       human); else ambiguous → retrieve again deeper (the caller's filters kept), stopped when
@@ -359,6 +363,7 @@ class PipelineConfig(BaseModel):
     focus_rescue_max_chunks: int = Field(default=4, ge=0, le=50)
     focus_rescue_min_words: int = Field(default=2, ge=1, le=10)
     focus_rescue_short_any: bool = True
+    focus_rescue_below_score: float = Field(default=0.06, ge=0.0, le=1.0)
     # On since 2026-11-29 with the three bypasses below: by the reviewers' labels of the drafts it
     # turns 10 served wrong answers into the fallback and loses 1 good one (docs/EVALUATION.md,
     # "CRAG judged by the labels"); ablation studies 3 and 4 had it off, judged by the judge alone.

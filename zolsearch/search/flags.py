@@ -87,6 +87,7 @@ _SPECS = (
     FlagSpec("focus_rescue_max_chunks", "focus rescue", 'Passages of the linked condition that answer the question\'s type ("What is ALS?" on each site) that may join the candidates when no retriever found them; 0 switches this off.'),
     FlagSpec("focus_rescue_min_words", "focus rescue", "Least number of words the question must name its condition by for those passages to be added (a one-word condition is often a word of the story)."),
     FlagSpec("focus_rescue_short_any", "focus rescue", 'Hold that minimum for long messages only (a story around the question): a short question names its condition itself, in one word or more ("aanhoudende hoest onderzoek").'),
+    FlagSpec("focus_rescue_below_score", "focus rescue", "Reranker score (0–1) under which no passage looks like an answer: then the linked condition's passages join whatever the length of its name, and all are ranked again (0 switches this off)."),
     FlagSpec("crag_enabled", "CRAG", "Corrective retrieval: retrieve again or refuse when the reranker is not confident."),
     FlagSpec("crag_upper", "CRAG", "Confidence (0–1) from which retrieval is correct (empty: the reranker's calibration)."),
     FlagSpec("crag_lower", "CRAG", "Confidence (0–1) under which retrieval is incorrect (empty: the reranker's calibration)."),

@@ -1109,7 +1109,8 @@ def message_sentences(message: str) -> list[tuple[str, str]]:
 
 def _medquad_focus_of(question: str, language: str, lexicon: _Lexicon, *, asked: bool = False) -> Focus | None:
     """The MedQuAD focus ``question`` names: the longest exact term (focus or UMLS synonym; also
-    read with a possessive joined and hyphens dropped, "a-fib" as "afib"; an initialism that is
+    read with a possessive joined, hyphens dropped, "a-fib" as "afib", and words typed apart
+    joined, :func:`spaced_joins`; an initialism that is
     an everyday word only as written, :func:`initialism_everyday_keys`), a longer one in its
     English spelling (Dutch) or misspelled, a name with an eponym's apostrophe read in
     (:func:`_apostrophed_focus`), else the fuzzy match of one of its long words (module
@@ -1125,6 +1126,9 @@ def _medquad_focus_of(question: str, language: str, lexicon: _Lexicon, *, asked:
     if unhyphenated != question:
         # "a-fib" is UMLS's "afib" (Atrial Fibrillation); text_normalise splits it to "a fib"
         grams += ngrams(text_normalise(unhyphenated), max_n=max(1, lexicon.longest))
+    if spaced := spaced_joins(question, lexicon.words):
+        # "cranio synostosis" is Craniosynostosis, "arterio venous malformations" AVMs
+        grams += ngrams(_spaced_joined(text_normalise(question), spaced), max_n=max(1, lexicon.longest))
     found = [
         gram
         for gram in grams
@@ -1156,15 +1160,52 @@ def _medquad_focus_of(question: str, language: str, lexicon: _Lexicon, *, asked:
 
 
 def _unjoined(gram: str, question: str) -> str:
-    """``gram`` with each word that :data:`_HYPHEN`'s join made as ``question`` says it ("afib" →
-    "a fib" for "a-fib"), so that ``matched`` is words of the normalised question. Never raises."""
-    if "-" not in question:
-        return gram
+    """``gram`` with each word that :data:`_HYPHEN`'s join or :func:`spaced_joins` made as
+    ``question`` says it ("afib" → "a fib" for "a-fib", "craniosynostosis" → "cranio
+    synostosis"), so that ``matched`` is words of the normalised question. Never raises."""
     said = {
         text_normalise(_HYPHEN.sub("", word)): text_normalise(word)
         for word in re.findall(r"[^\W\d_]+(?:-[^\W\d_]+)+", question)
     }
-    return " ".join(said.get(word, word) for word in gram.split())
+    lexicon = _LEXICON.get()
+    said |= spaced_joins(question, lexicon.words) if lexicon.words else {}
+    return " ".join(said.get(word, word) for word in gram.split()) if said else gram
+
+
+# The least length of a word :func:`spaced_joins` makes of two, and of each of the two:
+# "cranio synostosis", "chorio meningitis", "hanta virus"; shorter joins are everyday compounds
+# more often than medical words typed apart. Set by hand, 2026-12-08.
+SPACED_JOIN_MIN_CHARS = 8
+SPACED_PART_MIN_CHARS = 3
+
+
+def spaced_joins(question: str, words: Collection[str]) -> dict[str, str]:
+    """The words of ``question`` (normalised) a patient typed apart that are one word of
+    MedQuAD's names ``words`` (:func:`medquad_words`) when joined, each joined word → the two
+    words as said: "cranio synostosis" → {"craniosynostosis": "cranio synostosis"},
+    "lymphocitic chorio meningitis" → {"choriomeningitis": "chorio meningitis"}. Both parts of
+    at least :data:`SPACED_PART_MIN_CHARS` letters, the join of at least
+    :data:`SPACED_JOIN_MIN_CHARS`; ``{}`` when there is none. Never raises."""
+    tokens = text_normalise(question).split()
+    return {
+        a + b: f"{a} {b}"
+        for a, b in zip(tokens, tokens[1:], strict=False)
+        if len(a) >= SPACED_PART_MIN_CHARS
+        and len(b) >= SPACED_PART_MIN_CHARS
+        and len(a + b) >= SPACED_JOIN_MIN_CHARS
+        and a.isalpha()
+        and b.isalpha()
+        and a + b in words
+    }
+
+
+def _spaced_joined(normalised: str, joins: Mapping[str, str]) -> str:
+    """``normalised`` (a normalised question) with each pair of :func:`spaced_joins` written as
+    its one word. Never raises."""
+    out = f" {normalised} "
+    for joined, said in joins.items():
+        out = out.replace(f" {said} ", f" {joined} ")
+    return out.strip()
 
 
 def _apostrophed_focus(question: str, lexicon: _Lexicon) -> Focus | None:
@@ -1217,12 +1258,17 @@ def _as_said(gram: str, normalised: str) -> str:
 def _phrase_tokens(question: str, units: list[Spelled] | None) -> list[tuple[str, str]]:
     """``(word, said)`` pairs of ``question`` for :func:`_fuzzy_phrase_focus`: its normalised
     words, or for a Dutch question the words of its :func:`english_spelling` ``units`` (``said``
-    is the Dutch word or phrase a word comes from), a possessive's lone "s" joined to its word
-    ("menke's" → ``menkes``, as text_normalise splits it)."""
+    is the Dutch word or phrase a word comes from; an English question's words typed apart are
+    read joined, :func:`spaced_joins`), a possessive's lone "s" joined to its word ("menke's" →
+    ``menkes``, as text_normalise splits it)."""
     if units is not None:
         pairs = [(word, u.dutch) for u in units for word in u.english.split()]
     else:
-        pairs = [(word, word) for word in text_normalise(question).split()]
+        normalised = text_normalise(question)
+        lexicon = _LEXICON.get()
+        joins = spaced_joins(question, lexicon.words) if lexicon.words else {}
+        # "lymphocitic chorio meningitis" is tried as "lymphocitic choriomeningitis"
+        pairs = [(word, joins.get(word, word)) for word in _spaced_joined(normalised, joins).split()]
     tokens: list[tuple[str, str]] = []
     for word, said in pairs:
         if word == "s" and tokens and tokens[-1][0].isalpha():

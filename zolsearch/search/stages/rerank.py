@@ -107,7 +107,7 @@ class KeywordRescueStage(Stage):
         state.fused = candidates_append(state.fused, state.chunks, added)
 
 
-def focus_rescue_ids(state: SearchState, chunks: dict[int, Chunk]) -> list[int]:
+def focus_rescue_ids(state: SearchState, chunks: dict[int, Chunk], *, any_length: bool = False) -> list[int]:
     """The ids of the chunks focus rescue adds to the candidates ``chunks``: the first chunk of
     each page of the question's linked MedQuAD focus that answers its question type
     (:func:`zolsearch.search.selectors.focus_qtype_chunk_ids`; with ``foci_equivalents`` also
@@ -121,7 +121,8 @@ def focus_rescue_ids(state: SearchState, chunks: dict[int, Chunk]) -> list[int]:
     story, "bloedarmoede" → Anemia beside "5q min syndroom", whose pages then won on the dev
     sets, while a short message names it in its question ("aanhoudende hoest onderzoek" →
     Cough; docs/EVALUATION.md, "What the hospital's pages are about, and the linked focus's
-    answers as candidates"). Raises Django's ``DatabaseError``."""
+    answers as candidates"). ``any_length``: the focus counts whatever its number of words (the
+    rerank stage's second look, :meth:`RerankStage.run`). Raises Django's ``DatabaseError``."""
     config, focus = state.config, state.focus
     if (
         config.focus_rescue_max_chunks < 1
@@ -129,7 +130,8 @@ def focus_rescue_ids(state: SearchState, chunks: dict[int, Chunk]) -> list[int]:
         or focus.source != "medquad"
         or state.qtype in ("", "none")
         or (
-            len(focus.matched.split()) < config.focus_rescue_min_words
+            not any_length
+            and len(focus.matched.split()) < config.focus_rescue_min_words
             # a short message (not reduced: no story) names its focus in the question itself
             and not (config.focus_rescue_short_any and not state.trace.understanding.reduced)
         )
@@ -268,9 +270,11 @@ def ranking_adopt(state: SearchState, fused: list[tuple[int, float]], chunks: di
 
 class RerankStage(Stage):
     """Reorder the fused candidates by the configured reranker and keep ``top_k`` (or
-    ``think_harder_top_k``). A failing reranker keeps the fused order (recorded in the trace);
-    so do questions in a language the reranker does not serve (cut to ``top_k`` by
-    :class:`RerankCutStage`)."""
+    ``think_harder_top_k``). When the best score is under ``focus_rescue_below_score``, the
+    linked focus's pages that focus rescue held back for a short name join the candidates
+    (:func:`focus_rescue_ids` with ``any_length``) and all are reranked once more. A failing
+    reranker keeps the fused order (recorded in the trace); so do questions in a language the
+    reranker does not serve (cut to ``top_k`` by :class:`RerankCutStage`)."""
 
     name = "rerank"
     cached = True
@@ -286,9 +290,24 @@ class RerankStage(Stage):
     def run(self, state: SearchState) -> None:
         keep = retrieval_depth(state)[3]
         try:
-            state.fused, state.rerank, state.chunk_vectors = rerank_apply(
+            fused, scores, vectors = rerank_apply(
                 state, fused=state.fused, chunks=state.chunks, dense=state.dense, lexical=state.lexical, keep=keep
             )
+            threshold = state.config.focus_rescue_below_score
+            if (
+                threshold > 0
+                and max(scores.values(), default=0.0) < threshold
+                and (added := focus_rescue_ids(state, state.chunks, any_length=True))
+            ):
+                # No candidate looks like an answer, and the linked focus's own pages were held
+                # back for its short name (focus_rescue_min_words): "… de neuroloog heeft het over
+                # ataxie. … Wat betekent dat?" had the story's words find other pages only.
+                state.trace.retrieval.focus_rescued = len(added)
+                state.fused = candidates_append(state.fused, state.chunks, added)
+                fused, scores, vectors = rerank_apply(
+                    state, fused=state.fused, chunks=state.chunks, dense=state.dense, lexical=state.lexical, keep=keep
+                )
+            state.fused, state.rerank, state.chunk_vectors = fused, scores, vectors
         except RerankUnavailable as exc:
             logger.warning("reranker failed, keeping the fused order: %s", exc)
             state.trace.retrieval.rerank_error = str(exc)

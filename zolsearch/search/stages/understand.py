@@ -17,6 +17,7 @@ from taxonomy.selectors import concept_synonyms
 from zolsearch.search.contract import Intent, UnderstandingTrace
 from zolsearch.search.focus import (
     Focus,
+    eponym_everyday,
     focus_for_age_group,
     focus_link,
     medquad_focus,
@@ -265,6 +266,8 @@ def _medical_english(state: SearchState, corrections: list[Correction]) -> None:
         if asked_focus is not None and names_question_type_topic(asked_focus):
             asked_focus = None  # "klinische studies" asks about the story's condition (as medquad_focus reads it)
         found = asked_focus or _focus_of_renderings(renderings)
+        if asked_focus is None and found is not None:
+            found = diagnosis_over_everyday(found, renderings)
         # A one-word Dutch match whose English is the focus's name is that focus, however many
         # words it renders to: a longer English match replaces it only when it names it too
         # ("longkanker" is Lung Cancer, not the "cancer chemotherapy" of "chemo" in the same
@@ -332,6 +335,19 @@ MEDICAL_COGNATE_MIN_CHARS = 9
 # ending ("ataxie" → Ataxia, "lymfoom" → Lymphoma): shorter names are everyday words too ("gas" →
 # Gas). Set by hand on 2026-12-07 on the sixth Dutch noisy dev set (nl6).
 FOCUS_COGNATE_MIN_CHARS = 6
+
+
+def diagnosis_over_everyday(found: Focus, renderings: list[Rendering]) -> Focus:
+    """``found`` (the MedQuAD focus a Dutch message's usual English renderings link), or the
+    focus a medical cognate of ``renderings`` names (:func:`medical_cognate_term`) when ``found``
+    is one everyday word (:func:`zolsearch.search.focus.eponym_everyday`: a symptom, "hoofdpijn"
+    → Headache) and the cognate is not: the story's diagnosis is what "Wat is dat precies?" asks
+    about ("… hoofdpijn … dat het een craniofaryngioom zou kunnen zijn", Craniopharyngioma;
+    noisy dev nl6). Raises what :func:`medical_cognate_term` raises."""
+    if " " in found.matched or not eponym_everyday(found.matched):
+        return found
+    named = medical_cognate_term(renderings)
+    return named if named is not None and not eponym_everyday(named.matched) else found
 
 
 def medical_cognate_term(renderings: list[Rendering]) -> Focus | None:
