@@ -147,6 +147,9 @@ def test_dutch_medical_words_in_english() -> None:
     assert medical_english("is de ziekte van Xyzkennedy erfelijk?")[0] == ("xyzkennedy disease",)
     assert medical_english("ziekte van de schildklier") == [("thyroid disease",)]
     assert medical_english("ziekte van von Willebrand") == [("von willebrand disease",)]
+    # an everyday Dutch word after the name is not its second word
+    assert medical_english("wat houdt het syndroom van Down precies in?") == [("down syndrome",)]
+    assert medical_english("ziekte van Guillain Barre") == [("guillain barre disease",)]
     assert medical_english("is de ziekte van Lyme besmettelijk") == [("lyme disease",)]
     # Cognates: the English spelling by suffix and c for k; the fuzzy focus match and BM25's
     # stemming do the rest ("reumatoid" is one letter from "rheumatoid").

@@ -214,13 +214,19 @@ COMPOUND_KNOWN_HEAD_MIN_CHARS = 4
 COMPOUND_KNOWN_HEAD_MAX_ZIPF = 3.7
 
 
+def _everyday_dutch(word: str) -> bool:
+    """Whether ``word`` is an everyday Dutch word: wordfreq Zipf at least
+    :data:`COMPOUND_KNOWN_HEAD_MAX_ZIPF` (3.7). Never raises."""
+    import wordfreq  # the Dutch list is read once per process (the spellers read it too)
+
+    return wordfreq.zipf_frequency(word, TARGET_LANGUAGE) >= COMPOUND_KNOWN_HEAD_MAX_ZIPF
+
+
 def _english_head(head: str, known: Collection[str]) -> bool:
     """Whether ``head`` may be a compound's first part as written (:func:`_compound`)."""
     if len(head) < COMPOUND_KNOWN_HEAD_MIN_CHARS or head not in known:
         return False
-    import wordfreq  # the Dutch list is read once per process (the spellers read it too)
-
-    return wordfreq.zipf_frequency(head, TARGET_LANGUAGE) < COMPOUND_KNOWN_HEAD_MAX_ZIPF
+    return not _everyday_dutch(head)
 
 
 def _compound(
@@ -397,8 +403,9 @@ def _eponym(words: list[str], n: int, entries: dict[str, tuple[str, ...]]) -> tu
     """The eponym "ziekte/syndroom van [de|het|een] X [Y]" at ``words[n]`` →
     ``(("X Y disease|syndrome",), words used)``: X in English when the dictionary has it
     ("ziekte van de schildklier" → "thyroid disease"), else as written; Y only when it is a
-    second name word (not a stop word, not in the dictionary: "ziekte van von Willebrand" →
-    "von willebrand disease", but "ziekte van Parkinson erfelijk" → "parkinson disease"); None
+    second name word (not a stop word, not in the dictionary, no everyday Dutch word: "ziekte
+    van von Willebrand" → "von willebrand disease", but "ziekte van Parkinson erfelijk" →
+    "parkinson disease", "syndroom van Down precies" → "down syndrome"); None
     when the words are not that."""
     if words[n] not in _EPONYM_HEADS or n + 2 >= len(words) or words[n + 1] != "van":
         return None
@@ -407,8 +414,10 @@ def _eponym(words: list[str], n: int, entries: dict[str, tuple[str, ...]]) -> tu
         end += 1
     name: list[str] = []
     while end < len(words) and len(name) < 2 and words[end] not in STOPWORDS["nl"]:
-        if name and words[end] in entries:
-            break  # "ziekte van Parkinson erfelijk": the second word is not part of the name
+        if name and (words[end] in entries or _everyday_dutch(words[end])):
+            # "ziekte van Parkinson erfelijk", "het syndroom van Down precies in?": the second
+            # word is not part of the name (a dictionary word, or an everyday Dutch one)
+            break
         name.append(entries[words[end]][0] if words[end] in entries else words[end])
         end += 1
     if not name:
