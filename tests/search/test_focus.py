@@ -17,6 +17,7 @@ from zolsearch.search.config import MEASUREMENT_OVERRIDES, pipeline_config_defau
 from zolsearch.search.contract import UnderstandingTrace
 from zolsearch.search.focus import (
     Focus,
+    combined_focus,
     eponym_everyday,
     eponym_short_name,
     focus_link,
@@ -962,6 +963,35 @@ def test_a_medical_word_typed_apart_is_read_joined() -> None:
         lcm = medquad_focus("Her doctor mentioned lymphocitic chorio meningitis. How do they test for it?", "en")
         assert lcm is not None and lcm.text == "Lymphocytic Choriomeningitis (LCM)"
         assert lcm.matched == "lymphocitic chorio meningitis"
+    finally:
+        medquad_lexicon_clear()
+
+
+def test_a_topic_of_two_conditions_is_the_focus_when_the_question_names_both() -> None:
+    """GIVEN MedlinePlus's High Blood Pressure and Kidney Diseases and NIDDK's High Blood Pressure
+    and Kidney Disease WHEN a question's focus is one of the two and it names the other too
+    (in English, or in Dutch through the English it is searched with) THEN the topic of both is
+    the focus (``matched`` as the question says the first); naming one alone, or with
+    ``combined_focus_enabled`` off, keeps it."""
+    medquad_focus_add("High Blood Pressure", cui="C0020538")
+    medquad_focus_add("Kidney Diseases", cui="C0022658")
+    medquad_focus_add("High Blood Pressure and Kidney Disease", cui="C0020538+C0022658", subset="NIDDK")
+    try:
+        pressure = medquad_focus("what is high blood pressure", "en")
+        assert pressure is not None and pressure.text == "High Blood Pressure"
+        both = combined_focus(pressure, "How can I prevent kidney disease from high blood pressure?")
+        assert both is not None and (both.text, both.matched) == (
+            "High Blood Pressure and Kidney Disease",
+            "high blood pressure",
+        )
+        assert combined_focus(pressure, "How can I prevent high blood pressure?") is None
+        config = pipeline_config_default().with_overrides(**MEASUREMENT_OVERRIDES)
+        question = "I have high blood pressure. How can I prevent kidney disease from high blood pressure?"
+        for text, language in ((question, "en"), ("hoge bloeddruk en nierziekte", "nl")):
+            request = SearchRequest(question=text, language=language)
+            assert pipeline_run(request=request, config=config).focus.text == "High Blood Pressure and Kidney Disease"
+            off = pipeline_run(request=request, config=config.with_overrides(combined_focus_enabled=False))
+            assert off.focus.text == "High Blood Pressure"
     finally:
         medquad_lexicon_clear()
 

@@ -177,6 +177,10 @@ class PipelineConfig(BaseModel):
       a type none it is sure of (≥ ``medical_translation_qtype_min``: "Wat zijn de
       bezoekuren?"); with the offline classifiers (a configured chat model reads the type
       itself).
+      ``combined_focus_enabled``: a focus that is one of the two conditions of a MedQuAD topic
+      "A and B" becomes that topic when the question also names the other ("… prevent kidney
+      disease from high blood pressure?" → High Blood Pressure and Kidney Disease;
+      :func:`zolsearch.search.focus.combined_focus`).
       ``focus_expansion_enabled``: a MedQuAD focus the question names another way (a UMLS
       synonym, or a Dutch spelling or misspelling through the fuzzy match) is added to the text
       BM25 and the reranker search. ``qtype_expansion_enabled``: a Dutch question about a
@@ -364,6 +368,7 @@ class PipelineConfig(BaseModel):
     focus_rescue_min_words: int = Field(default=2, ge=1, le=10)
     focus_rescue_short_any: bool = True
     focus_rescue_below_score: float = Field(default=0.06, ge=0.0, le=1.0)
+    combined_focus_enabled: bool = True
     # On since 2026-11-29 with the three bypasses below: by the reviewers' labels of the drafts it
     # turns 10 served wrong answers into the fallback and loses 1 good one (docs/EVALUATION.md,
     # "CRAG judged by the labels"); ablation studies 3 and 4 had it off, judged by the judge alone.

@@ -50,6 +50,7 @@ _SPECS = (
     FlagSpec("childhood_focus", "understanding", 'Search a question about a child ("ons zoontje van 9", "my son (6)") on the pages about the condition in children where the general medical pages have them ("Childhood Hodgkin Lymphoma").'),
     FlagSpec("adult_focus", "understanding", 'Search a question about an adult ("my husband, he is 58", "mijn vader") on the cancer pages for adults where the general medical pages have them ("Adult Soft Tissue Sarcoma").'),
     FlagSpec("department_intent_needs_question", "understanding", 'Take a department named only in the story around the question ("vastgesteld op de spoed. Welke behandelingen zijn er?") as no department search, unless the message asks where to go.'),
+    FlagSpec("combined_focus_enabled", "understanding", 'Take a topic about two conditions ("High Blood Pressure and Kidney Disease") as the focus when the question names both.'),
     FlagSpec("focus_expansion_enabled", "understanding", 'Also search the name pages use for a condition the question names another way (a synonym, or "leukemie" → Leukemia).'),
     FlagSpec("qtype_expansion_enabled", "understanding", 'Also search a Dutch question about a condition of the general medical pages with the English words those pages title its question type with ("onderzoek naar nierziekte" → "research clinical trials").'),
     FlagSpec("spelling_correction_languages", "understanding", 'Languages whose misspelled medical words are corrected before searching ("aneurism" → "aneurysm", "aambijen" → "aambeien"; comma separated; English and Dutch).'),

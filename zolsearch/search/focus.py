@@ -184,7 +184,8 @@ class _Lexicon:
     focus of its pages for children, ``adulthood`` for adults (:func:`focus_childhood_pairs`);
     ``initialisms``: one-word keys of ``terms`` that only initialisms are, which are everyday
     words too ("cord" of cone-rod dystrophy's "CORD"), each → the names it was written as
-    (:func:`initialism_everyday_keys`)."""
+    (:func:`initialism_everyday_keys`); ``combined``: a focus → its "A and B" topics
+    (:func:`combined_topics`)."""
 
     terms: dict[str, _Term] = field(default_factory=dict)
     longest: int = 0
@@ -198,6 +199,7 @@ class _Lexicon:
     childhood: dict[str, _Term] = field(default_factory=dict)
     adulthood: dict[str, _Term] = field(default_factory=dict)
     initialisms: dict[str, frozenset[str]] = field(default_factory=dict)
+    combined: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
     fuzzy: tuple[TfidfVectorizer, sparse.csr_matrix] | None = None
     spellers: dict[str, Speller] = field(default_factory=dict)
     lock: threading.Lock = field(default_factory=threading.Lock)
@@ -412,7 +414,54 @@ def _lexicon_read() -> _Lexicon:
         childhood=focus_childhood_pairs(foci, terms, equivalents),
         adulthood=focus_childhood_pairs(foci, terms, equivalents, named_as=_ADULT_NAME),
         initialisms=initialism_everyday_keys(written, terms),
+        combined=combined_topics(own, terms | singulars),
     )
+
+
+# A MedQuAD topic about two conditions ("High Blood Pressure and Kidney Disease", NIDDK; "Diabetes
+# and Pregnancy", MedlinePlus), normalised.
+_COMBINED_NAME = re.compile(r"^(?P<first>.+?) and (?:the )?(?P<second>.+)$")
+
+
+def combined_topics(foci: Iterable[str], terms: Mapping[str, _Term]) -> dict[str, list[tuple[str, str]]]:
+    """The topics among ``foci`` (normalised focus names) that name two conditions,
+    "A and [the] B" (:data:`_COMBINED_NAME`), A and B each a term of ``terms`` of another focus
+    than the topic and each other, by each part's focus → ``[(the topic's normalised name, the
+    other part's focus)]`` in ``foci``'s order. Focus names only: UMLS's synonyms pair stranger
+    things ("addison disease and cerebral sclerosis"). On the full MedQuAD: 16 topics, such as
+    NIDDK's "Amyloidosis and Kidney Disease" and NINDS's "Meningitis and Encephalitis". Never
+    raises."""
+    combined: dict[str, list[tuple[str, str]]] = {}
+    for name in foci:
+        match = _COMBINED_NAME.match(name)
+        topic = terms.get(name)
+        if match is None or topic is None:
+            continue
+        first, second = terms.get(match["first"]), terms.get(match["second"])
+        if first is None or second is None or len({first.focus, second.focus, topic.focus}) < 3:
+            continue
+        combined.setdefault(first.focus, []).append((name, second.focus))
+        combined.setdefault(second.focus, []).append((name, first.focus))
+    return combined
+
+
+def combined_focus(focus: Focus, text: str) -> Focus | None:
+    """MedQuAD's topic of two conditions (:func:`combined_topics`) when ``focus`` names one of
+    them (its name a term of the lexicon) and ``text`` (what the question searches, with its
+    Dutch words' English) says a term of the other: "How can I prevent kidney disease from high
+    blood pressure?" is NIDDK's "High Blood Pressure and Kidney Disease", not High Blood
+    Pressure; "hoge bloeddruk en nierziekte" too. ``matched`` stays ``focus``'s. None when
+    there is no such topic. Never raises."""
+    lexicon = _LEXICON.get()
+    term = lexicon.terms.get(text_normalise(focus.text))
+    options = lexicon.combined.get(term.focus, []) if term is not None else []
+    if not options:
+        return None
+    said = {lexicon.terms[g].focus for g in ngrams(text_normalise(text), max_n=lexicon.longest) if g in lexicon.terms}
+    for name, other in options:
+        if other in said:
+            return lexicon.terms[name].linked(focus.matched)
+    return None
 
 
 # "<Organism> Infection(s)" as MedQuAD names an infection (MedlinePlus's "Campylobacter

@@ -17,6 +17,7 @@ from taxonomy.selectors import concept_synonyms
 from zolsearch.search.contract import Intent, UnderstandingTrace
 from zolsearch.search.focus import (
     Focus,
+    combined_focus,
     eponym_everyday,
     focus_for_age_group,
     focus_link,
@@ -527,6 +528,12 @@ class QueryUnderstandingStage(Stage):
             )
         ):
             _medical_english(state, corrections)
+        if (
+            state.config.combined_focus_enabled
+            and state.focus is not None
+            and (both := combined_focus(state.focus, state.search_query or state.question)) is not None
+        ):
+            _focus_set(state, both, translated=state.trace.understanding.focus_translated)
         if state.focus is not None and state.qtype not in _OFFSPRING_QTYPES:
             _age_group_focus(state)
         if state.config.focus_expansion_enabled and state.focus is not None and state.focus.source == "medquad":
