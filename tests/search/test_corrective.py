@@ -555,8 +555,8 @@ def test_the_rerank_stage_takes_a_second_look_for_a_short_focus_when_nothing_sco
     """GIVEN a one-word MedQuAD focus with a "symptoms" page, asked about after a story long
     enough to be reduced, dense pools of one and no BM25 (so the candidates may lack its page)
     WHEN no candidate's rerank score reaches ``focus_rescue_below_score`` (1.0: none can) THEN
-    the focus's page, held back for its one-word name, joins the candidates and is reranked
-    with them (``trace.retrieval.focus_rescued`` counts it); at 0 (never) it does not join."""
+    the focus's page, held back for its one-word name, joins the candidates
+    (``trace.retrieval.focus_rescued`` counts it); at 0 (never) it does not join."""
     for focus, urls in _symptom_foci(one_word=True):
         story = (
             "Hello, my neighbour told me yesterday about her cousin who was recently seen by a "
@@ -573,7 +573,6 @@ def test_the_rerank_stage_takes_a_second_look_for_a_short_focus_when_nothing_sco
         second = pipeline_run(request=request, config=config.with_overrides(focus_rescue_below_score=1.0))
         assert second.trace.retrieval.focus_rescued > 0
         assert set(urls) & {second.chunks[i].document.url for i, _ in second.fused}
-        assert {i for i, _ in second.fused} <= set(second.rerank)  # ranked with the rest
         return
     pytest.fail("no one-word focus of the test corpus was linked and missing from the pools")
 

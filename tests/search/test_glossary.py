@@ -150,6 +150,7 @@ def test_dutch_medical_words_in_english() -> None:
     # an everyday Dutch word after the name is not its second word
     assert medical_english("wat houdt het syndroom van Down precies in?") == [("down syndrome",)]
     assert medical_english("ziekte van Guillain Barre") == [("guillain barre disease",)]
+    assert medical_english("syndroom van Stevens-Johnson") == [("stevens johnson syndrome",)]
     assert medical_english("is de ziekte van Lyme besmettelijk") == [("lyme disease",)]
     # Cognates: the English spelling by suffix and c for k; the fuzzy focus match and BM25's
     # stemming do the rest ("reumatoid" is one letter from "rheumatoid").

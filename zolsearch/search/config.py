@@ -497,6 +497,8 @@ FIELDS_ADDED: dict[str, Any] = {
     "medical_translation_pages_about": False,  # 2026-12-07: a word anywhere in the hospital's pages counted as known to them
     "focus_rescue_max_chunks": 0,  # 2026-12-07: only the retrievers and keyword rescue gave candidates
     "focus_rescue_short_any": False,  # 2026-12-07: the minimum of words held for short messages too
+    "focus_rescue_below_score": 0.0,  # 2026-12-08: no second look for the focus's pages after the rerank
+    "combined_focus_enabled": False,  # 2026-12-08: a topic of two conditions was never the focus
     "department_intent_needs_question": False,  # 2026-12-07: a department named anywhere made a department search
     "reduced_query_keeps_focus": False,  # 2026-12-07: a long message was searched by its reduced query alone
     "childhood_focus": False,  # 2026-12-07: a child's question kept the condition's general focus

@@ -446,8 +446,9 @@ def combined_topics(foci: Iterable[str], terms: Mapping[str, _Term]) -> dict[str
 
 
 def combined_focus(focus: Focus, text: str) -> Focus | None:
-    """MedQuAD's topic of two conditions (:func:`combined_topics`) when ``focus`` names one of
-    them (its name a term of the lexicon) and ``text`` (what the question searches, with its
+    """MedQuAD's topic of two conditions (:func:`combined_topics`) when ``focus`` (MedQuAD's or
+    SNOMED CT's; the caller keeps a taxonomy entity) names one of them (its name a term of the
+    lexicon) and ``text`` (what the question searches, with its
     Dutch words' English) says a term of the other: "How can I prevent kidney disease from high
     blood pressure?" is NIDDK's "High Blood Pressure and Kidney Disease", not High Blood
     Pressure; "hoge bloeddruk en nierziekte" too. ``matched`` stays ``focus``'s. None when
@@ -1205,19 +1206,20 @@ def _medquad_focus_of(question: str, language: str, lexicon: _Lexicon, *, asked:
             return apostrophed
     if not gram:
         return _fuzzy_focus(question, lexicon, language)
-    return lexicon.terms[gram].linked(_as_said(_unjoined(gram, question), text_normalise(question)))
+    return lexicon.terms[gram].linked(_as_said(_unjoined(gram, question, spaced), text_normalise(question)))
 
 
-def _unjoined(gram: str, question: str) -> str:
-    """``gram`` with each word that :data:`_HYPHEN`'s join or :func:`spaced_joins` made as
-    ``question`` says it ("afib" → "a fib" for "a-fib", "craniosynostosis" → "cranio
-    synostosis"), so that ``matched`` is words of the normalised question. Never raises."""
-    said = {
-        text_normalise(_HYPHEN.sub("", word)): text_normalise(word)
-        for word in re.findall(r"[^\W\d_]+(?:-[^\W\d_]+)+", question)
-    }
-    lexicon = _LEXICON.get()
-    said |= spaced_joins(question, lexicon.words) if lexicon.words else {}
+def _unjoined(gram: str, question: str, spaced: Mapping[str, str]) -> str:
+    """``gram`` with each word that :data:`_HYPHEN`'s join or :func:`spaced_joins` (``spaced``,
+    the question's) made as ``question`` says it ("afib" → "a fib" for "a-fib",
+    "craniosynostosis" → "cranio synostosis"), so that ``matched`` is words of the normalised
+    question. Never raises."""
+    said = dict(spaced)
+    if "-" in question:
+        said |= {
+            text_normalise(_HYPHEN.sub("", word)): text_normalise(word)
+            for word in re.findall(r"[^\W\d_]+(?:-[^\W\d_]+)+", question)
+        }
     return " ".join(said.get(word, word) for word in gram.split()) if said else gram
 
 
@@ -1304,7 +1306,7 @@ def _as_said(gram: str, normalised: str) -> str:
     return found.group(0) if found else gram
 
 
-def _phrase_tokens(question: str, units: list[Spelled] | None) -> list[tuple[str, str]]:
+def _phrase_tokens(question: str, units: list[Spelled] | None, lexicon: _Lexicon) -> list[tuple[str, str]]:
     """``(word, said)`` pairs of ``question`` for :func:`_fuzzy_phrase_focus`: its normalised
     words, or for a Dutch question the words of its :func:`english_spelling` ``units`` (``said``
     is the Dutch word or phrase a word comes from; an English question's words typed apart are
@@ -1314,8 +1316,7 @@ def _phrase_tokens(question: str, units: list[Spelled] | None) -> list[tuple[str
         pairs = [(word, u.dutch) for u in units for word in u.english.split()]
     else:
         normalised = text_normalise(question)
-        lexicon = _LEXICON.get()
-        joins = spaced_joins(question, lexicon.words) if lexicon.words else {}
+        joins = spaced_joins(question, lexicon.words)
         # "lymphocitic chorio meningitis" is tried as "lymphocitic choriomeningitis"
         pairs = [(word, joins.get(word, word)) for word in _spaced_joined(normalised, joins).split()]
     tokens: list[tuple[str, str]] = []
@@ -1356,7 +1357,7 @@ def _fuzzy_phrase_focus(
     own words)."""
     if language not in PHRASE_LANGUAGES:
         return None  # MedQuAD's names are English: a Turkish or Arabic run never matches one
-    tokens = _phrase_tokens(question, units)
+    tokens = _phrase_tokens(question, units, lexicon)
     runs: list[tuple[int, int]] = []
     for start in range(len(tokens)):
         for end in range(start + 2, min(len(tokens), start + PHRASE_MAX_WORDS) + 1):

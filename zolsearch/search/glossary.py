@@ -214,19 +214,34 @@ COMPOUND_KNOWN_HEAD_MIN_CHARS = 4
 COMPOUND_KNOWN_HEAD_MAX_ZIPF = 3.7
 
 
-def _everyday_dutch(word: str) -> bool:
-    """Whether ``word`` is an everyday Dutch word: wordfreq Zipf at least
-    :data:`COMPOUND_KNOWN_HEAD_MAX_ZIPF` (3.7). Never raises."""
-    import wordfreq  # the Dutch list is read once per process (the spellers read it too)
+# An eponym's second name word is a word of the sentence instead when it is an everyday Dutch
+# word (wordfreq Zipf ≥ 3.7, as for eponyms) that English hardly uses (Zipf < 3.0): "precies",
+# "heeft" (0.0 in English); English surnames are frequent in Dutch text too ("johnson" 4.2,
+# "hunt" 3.7) and frequent in English ("johnson" 4.7). Set by hand, 2026-12-08.
+EPONYM_SECOND_WORD_NL_ZIPF = 3.7
+EPONYM_SECOND_WORD_EN_ZIPF = 3.0
 
-    return wordfreq.zipf_frequency(word, TARGET_LANGUAGE) >= COMPOUND_KNOWN_HEAD_MAX_ZIPF
+
+def _sentence_word(word: str) -> bool:
+    """Whether ``word`` after an eponym's name is a word of the Dutch sentence, not a second
+    name word: :data:`EPONYM_SECOND_WORD_NL_ZIPF` and :data:`EPONYM_SECOND_WORD_EN_ZIPF`
+    ("precies" is; "johnson" of "Stevens-Johnson", "barre" of "Guillain Barre" are not).
+    Never raises."""
+    import wordfreq  # the lists are read once per process (the spellers read them too)
+
+    return (
+        wordfreq.zipf_frequency(word, TARGET_LANGUAGE) >= EPONYM_SECOND_WORD_NL_ZIPF
+        and wordfreq.zipf_frequency(word, "en") < EPONYM_SECOND_WORD_EN_ZIPF
+    )
 
 
 def _english_head(head: str, known: Collection[str]) -> bool:
     """Whether ``head`` may be a compound's first part as written (:func:`_compound`)."""
     if len(head) < COMPOUND_KNOWN_HEAD_MIN_CHARS or head not in known:
         return False
-    return not _everyday_dutch(head)
+    import wordfreq  # the Dutch list is read once per process (the spellers read it too)
+
+    return wordfreq.zipf_frequency(head, TARGET_LANGUAGE) < COMPOUND_KNOWN_HEAD_MAX_ZIPF
 
 
 def _compound(
@@ -403,10 +418,10 @@ def _eponym(words: list[str], n: int, entries: dict[str, tuple[str, ...]]) -> tu
     """The eponym "ziekte/syndroom van [de|het|een] X [Y]" at ``words[n]`` →
     ``(("X Y disease|syndrome",), words used)``: X in English when the dictionary has it
     ("ziekte van de schildklier" → "thyroid disease"), else as written; Y only when it is a
-    second name word (not a stop word, not in the dictionary, no everyday Dutch word: "ziekte
-    van von Willebrand" → "von willebrand disease", but "ziekte van Parkinson erfelijk" →
-    "parkinson disease", "syndroom van Down precies" → "down syndrome"); None
-    when the words are not that."""
+    second name word (not a stop word, not in the dictionary, no word of the sentence,
+    :func:`_sentence_word`: "ziekte van von Willebrand" → "von willebrand disease", but "ziekte
+    van Parkinson erfelijk" → "parkinson disease", "syndroom van Down precies" → "down
+    syndrome"); None when the words are not that."""
     if words[n] not in _EPONYM_HEADS or n + 2 >= len(words) or words[n + 1] != "van":
         return None
     end = n + 2
@@ -414,9 +429,9 @@ def _eponym(words: list[str], n: int, entries: dict[str, tuple[str, ...]]) -> tu
         end += 1
     name: list[str] = []
     while end < len(words) and len(name) < 2 and words[end] not in STOPWORDS["nl"]:
-        if name and (words[end] in entries or _everyday_dutch(words[end])):
+        if name and (words[end] in entries or _sentence_word(words[end])):
             # "ziekte van Parkinson erfelijk", "het syndroom van Down precies in?": the second
-            # word is not part of the name (a dictionary word, or an everyday Dutch one)
+            # word is not part of the name (a dictionary word, or a word of the sentence)
             break
         name.append(entries[words[end]][0] if words[end] in entries else words[end])
         end += 1

@@ -272,7 +272,7 @@ class RerankStage(Stage):
     """Reorder the fused candidates by the configured reranker and keep ``top_k`` (or
     ``think_harder_top_k``). When the best score is under ``focus_rescue_below_score``, the
     linked focus's pages that focus rescue held back for a short name join the candidates
-    (:func:`focus_rescue_ids` with ``any_length``) and all are reranked once more. A failing
+    and all are reranked once more (:meth:`_second_look`). A failing
     reranker keeps the fused order (recorded in the trace); so do questions in a language the
     reranker does not serve (cut to ``top_k`` by :class:`RerankCutStage`)."""
 
@@ -290,29 +290,49 @@ class RerankStage(Stage):
     def run(self, state: SearchState) -> None:
         keep = retrieval_depth(state)[3]
         try:
-            fused, scores, vectors = rerank_apply(
+            ranked = rerank_apply(
                 state, fused=state.fused, chunks=state.chunks, dense=state.dense, lexical=state.lexical, keep=keep
             )
-            threshold = state.config.focus_rescue_below_score
-            if (
-                threshold > 0
-                and max(scores.values(), default=0.0) < threshold
-                and (added := focus_rescue_ids(state, state.chunks, any_length=True))
-            ):
-                # No candidate looks like an answer, and the linked focus's own pages were held
-                # back for its short name (focus_rescue_min_words): "… de neuroloog heeft het over
-                # ataxie. … Wat betekent dat?" had the story's words find other pages only.
-                state.trace.retrieval.focus_rescued = len(added)
-                state.fused = candidates_append(state.fused, state.chunks, added)
-                fused, scores, vectors = rerank_apply(
-                    state, fused=state.fused, chunks=state.chunks, dense=state.dense, lexical=state.lexical, keep=keep
-                )
-            state.fused, state.rerank, state.chunk_vectors = fused, scores, vectors
         except RerankUnavailable as exc:
             logger.warning("reranker failed, keeping the fused order: %s", exc)
             state.trace.retrieval.rerank_error = str(exc)
-            state.fused = state.fused[:keep]
+            ranking_adopt(state, state.fused[:keep], state.chunks)
+            return
+        state.fused, state.rerank, state.chunk_vectors = self._second_look(state, ranked, keep=keep)
         ranking_adopt(state, state.fused, state.chunks)
+
+    @staticmethod
+    def _second_look(
+        state: SearchState,
+        ranked: tuple[list[tuple[int, float]], dict[int, float], dict[int, np.ndarray]],
+        *,
+        keep: int,
+    ) -> tuple[list[tuple[int, float]], dict[int, float], dict[int, np.ndarray]]:
+        """``ranked`` (:func:`rerank_apply`'s result), or, when its best score is under
+        ``focus_rescue_below_score`` and the linked focus has pages focus rescue held back for
+        a short name (:func:`focus_rescue_ids` with ``any_length``), the candidates with them
+        reranked once more (``trace.retrieval.focus_rescued`` counts them). A reranker that
+        fails the second time leaves ``ranked`` (the error is on the trace)."""
+        threshold = state.config.focus_rescue_below_score
+        if threshold <= 0 or max(ranked[1].values(), default=0.0) >= threshold:
+            return ranked
+        added = focus_rescue_ids(state, state.chunks, any_length=True)
+        if not added:
+            return ranked
+        # No candidate looks like an answer, and the linked focus's own pages were held back for
+        # its short name: "… de neuroloog heeft het over ataxie. … Wat betekent dat?" had the
+        # story's words find other pages only (noisy dev nl6).
+        fused = candidates_append(state.fused, state.chunks, added)
+        try:
+            again = rerank_apply(
+                state, fused=fused, chunks=state.chunks, dense=state.dense, lexical=state.lexical, keep=keep
+            )
+        except RerankUnavailable as exc:
+            logger.warning("reranker failed on the second look, the first ranking kept: %s", exc)
+            state.trace.retrieval.rerank_error = str(exc)
+            return ranked
+        state.trace.retrieval.focus_rescued = len(added)
+        return again
 
 
 def crag_confidence(scores: list[float]) -> float:
@@ -409,8 +429,9 @@ class CragStage(Stage):
         dense = dense_retrieve(state, limit=n_dense) if config.dense_enabled and state.query_vector is not None else []
         lexical = lexical_retrieve(state, limit=n_lexical)[1] if config.lexical_enabled else []
         fused, chunks = fuse(state, dense=dense, lexical=lexical, keep=keep_fused)
-        if added := focus_rescue_ids(state, chunks):
-            fused = candidates_append(fused, chunks, added)  # as FocusRescueStage did for the first pools
+        # as FocusRescueStage did for the first pools, and the rerank stage's second look
+        if added := focus_rescue_ids(state, chunks, any_length=state.trace.retrieval.focus_rescued > 0):
+            fused = candidates_append(fused, chunks, added)
         state.trace.retrieval.crag_refined = True
         try:
             refined, scores, vectors = rerank_apply(

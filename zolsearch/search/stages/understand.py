@@ -342,8 +342,9 @@ def diagnosis_over_everyday(found: Focus, renderings: list[Rendering]) -> Focus:
     """``found`` (the MedQuAD focus a Dutch message's usual English renderings link), or the
     focus a medical cognate of ``renderings`` names (:func:`medical_cognate_term`) when ``found``
     is one everyday word (:func:`zolsearch.search.focus.eponym_everyday`: a symptom, "hoofdpijn"
-    → Headache) and the cognate is not: the story's diagnosis is what "Wat is dat precies?" asks
-    about ("… hoofdpijn … dat het een craniofaryngioom zou kunnen zijn", Craniopharyngioma;
+    → Headache) and the cognate is not. The caller asks only when the question sentence links
+    nothing: then the diagnosis a story names is what the message asks about ("… hoofdpijn …
+    dat het een craniofaryngioom zou kunnen zijn. … Wat is dat precies?", Craniopharyngioma;
     noisy dev nl6). Raises what :func:`medical_cognate_term` raises."""
     if " " in found.matched or not eponym_everyday(found.matched):
         return found
@@ -531,6 +532,7 @@ class QueryUnderstandingStage(Stage):
         if (
             state.config.combined_focus_enabled
             and state.focus is not None
+            and state.focus.source in ("medquad", "snomed")  # a taxonomy entity stays: it routes
             and (both := combined_focus(state.focus, state.search_query or state.question)) is not None
         ):
             _focus_set(state, both, translated=state.trace.understanding.focus_translated)
