@@ -521,6 +521,14 @@ def test_focus_rescue_adds_the_linked_focuss_answer_to_the_question_type() -> No
     assert unranked.trace.retrieval.focus_rescued == 0 and "focus_rescue" not in unranked.timings_ms
 
 
+def _after_a_story(question: str) -> str:
+    """``question`` after a story long enough for understanding to reduce the message."""
+    return (
+        "Hello, my neighbour told me yesterday about her cousin who was recently seen by a "
+        f"specialist at the university clinic. {question}"
+    )
+
+
 def test_a_one_word_focus_is_rescued_for_a_short_question_only() -> None:
     """GIVEN a one-word MedQuAD focus of the test corpus with a "symptoms" page, pools of one
     candidate per retriever and the feature reranker WHEN the short "What are the symptoms of
@@ -539,10 +547,7 @@ def test_a_one_word_focus_is_rescued_for_a_short_question_only() -> None:
         assert not state.trace.understanding.reduced and len(state.focus.matched.split()) == 1
         strict = pipeline_run(request=short, config=config.with_overrides(focus_rescue_short_any=False))
         assert strict.trace.retrieval.focus_rescued == 0
-        story = (
-            "Hello, my neighbour told me yesterday about her cousin who was recently seen by a "
-            f"specialist at the university clinic. What are the symptoms of {focus}?"
-        )
+        story = _after_a_story(f"What are the symptoms of {focus}?")
         never = config.with_overrides(focus_rescue_below_score=0.0)
         long = pipeline_run(request=SearchRequest(question=story, language="en"), config=never)
         assert long.trace.understanding.reduced, "the story was not reduced"
@@ -558,10 +563,7 @@ def test_the_rerank_stage_takes_a_second_look_for_a_short_focus_when_nothing_sco
     the focus's page, held back for its one-word name, joins the candidates
     (``trace.retrieval.focus_rescued`` counts it); at 0 (never) it does not join."""
     for focus, urls in _symptom_foci(one_word=True):
-        story = (
-            "Hello, my neighbour told me yesterday about her cousin who was recently seen by a "
-            f"specialist at the university clinic. What are the symptoms of {focus}?"
-        )
+        story = _after_a_story(f"What are the symptoms of {focus}?")
         request = SearchRequest(question=story, language="en")
         config = _pools_of_one().with_overrides(lexical_enabled=False)
         never = pipeline_run(request=request, config=config.with_overrides(focus_rescue_below_score=0.0))

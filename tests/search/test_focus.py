@@ -354,17 +354,14 @@ def test_a_dictionary_phrase_the_reduction_broke_is_read_from_the_message_as_ask
         medquad_lexicon_clear()
 
 
-def _understood_measured(question: str) -> UnderstandingTrace:
-    """The understanding trace of a Dutch ``question`` run as retrieval is measured
-    (``MEASUREMENT_OVERRIDES``: no red flags, guards, CRAG or gate)."""
-    config = pipeline_config_default().with_overrides(**MEASUREMENT_OVERRIDES)
+def _understood(question: str, *, measured: bool = False) -> UnderstandingTrace:
+    """The understanding trace of a Dutch ``question`` run through the default pipeline (with
+    ``measured``, as retrieval is measured: ``MEASUREMENT_OVERRIDES``, no red flags, guards,
+    CRAG or gate)."""
+    config = pipeline_config_default()
+    if measured:
+        config = config.with_overrides(**MEASUREMENT_OVERRIDES)
     return pipeline_run(request=SearchRequest(question=question, language="nl"), config=config).trace.understanding
-
-
-def _understood(question: str) -> UnderstandingTrace:
-    """The understanding trace of a Dutch ``question`` run through the default pipeline."""
-    state = pipeline_run(request=SearchRequest(question=question, language="nl"), config=pipeline_config_default())
-    return state.trace.understanding
 
 
 def test_a_focus_title_gives_the_names_patients_say() -> None:
@@ -624,8 +621,8 @@ def test_a_medical_cognate_of_the_story_wins_over_an_everyday_symptom() -> None:
         assert diagnosis_over_everyday(headache, renderings).text == "Craniopharyngioma"
         alone = medical_renderings("Mijn man heeft al maanden hoofdpijn. Wat kan dat zijn?", medquad_words())
         assert diagnosis_over_everyday(headache, alone) is headache
-        assert _understood_measured(story).focus == "Craniopharyngioma"
-        assert _understood_measured("Mijn man heeft al maanden hoofdpijn. Wat kan dat zijn?").focus == "Headache"
+        assert _understood(story, measured=True).focus == "Craniopharyngioma"
+        assert _understood("Mijn man heeft al maanden hoofdpijn. Wat kan dat zijn?", measured=True).focus == "Headache"
     finally:
         medquad_lexicon_clear()
 

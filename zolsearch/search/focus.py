@@ -1198,7 +1198,7 @@ def _medquad_focus_of(question: str, language: str, lexicon: _Lexicon, *, asked:
     if len(gram.split()) < 2:
         # a misspelled name of two or more words over a one-word term of the story ("peutz
         # jegers syndrome" over Syndrome, "gallblader cancer" over Gallstones)
-        phrase = _fuzzy_phrase_focus(question, lexicon, language, units)
+        phrase = _fuzzy_phrase_focus(question, lexicon, language, units, spaced)
         if phrase is not None:
             return phrase
         apostrophed = _apostrophed_focus(question, lexicon)
@@ -1306,19 +1306,17 @@ def _as_said(gram: str, normalised: str) -> str:
     return found.group(0) if found else gram
 
 
-def _phrase_tokens(question: str, units: list[Spelled] | None, lexicon: _Lexicon) -> list[tuple[str, str]]:
+def _phrase_tokens(question: str, units: list[Spelled] | None, spaced: Mapping[str, str]) -> list[tuple[str, str]]:
     """``(word, said)`` pairs of ``question`` for :func:`_fuzzy_phrase_focus`: its normalised
     words, or for a Dutch question the words of its :func:`english_spelling` ``units`` (``said``
     is the Dutch word or phrase a word comes from; an English question's words typed apart are
-    read joined, :func:`spaced_joins`), a possessive's lone "s" joined to its word ("menke's" →
+    read joined, ``spaced``: the question's :func:`spaced_joins`), a possessive's lone "s" joined to its word ("menke's" →
     ``menkes``, as text_normalise splits it)."""
     if units is not None:
         pairs = [(word, u.dutch) for u in units for word in u.english.split()]
     else:
-        normalised = text_normalise(question)
-        joins = spaced_joins(question, lexicon.words)
         # "lymphocitic chorio meningitis" is tried as "lymphocitic choriomeningitis"
-        pairs = [(word, joins.get(word, word)) for word in _spaced_joined(normalised, joins).split()]
+        pairs = [(word, spaced.get(word, word)) for word in _spaced_joined(text_normalise(question), spaced).split()]
     tokens: list[tuple[str, str]] = []
     for word, said in pairs:
         if word == "s" and tokens and tokens[-1][0].isalpha():
@@ -1337,7 +1335,11 @@ def _word_covered(word: str, term_words: list[str]) -> bool:
 
 
 def _fuzzy_phrase_focus(
-    question: str, lexicon: _Lexicon, language: str, units: list[Spelled] | None = None
+    question: str,
+    lexicon: _Lexicon,
+    language: str,
+    units: list[Spelled] | None = None,
+    spaced: Mapping[str, str] | None = None,
 ) -> Focus | None:
     """The MedQuAD term a misspelled name of two to :data:`PHRASE_MAX_WORDS` words in
     ``question`` is (:func:`_phrase_tokens`; "peutz jegers syndrome" → Peutz-Jeghers syndrome,
@@ -1354,10 +1356,10 @@ def _fuzzy_phrase_focus(
     (:func:`_word_covered`: "diabetes voor onze" is not "hereditary hemochromatosis"). The run
     of the highest cosine wins. ``matched``: the words as the question says them. ``units``: a
     Dutch question's :func:`english_spelling`, whose words are the run's (None: the question's
-    own words)."""
+    own words); ``spaced``: the question's :func:`spaced_joins`, read joined (None: none)."""
     if language not in PHRASE_LANGUAGES:
         return None  # MedQuAD's names are English: a Turkish or Arabic run never matches one
-    tokens = _phrase_tokens(question, units, lexicon)
+    tokens = _phrase_tokens(question, units, spaced or {})
     runs: list[tuple[int, int]] = []
     for start in range(len(tokens)):
         for end in range(start + 2, min(len(tokens), start + PHRASE_MAX_WORDS) + 1):

@@ -218,7 +218,7 @@ COMPOUND_KNOWN_HEAD_MAX_ZIPF = 3.7
 # word (wordfreq Zipf ≥ 3.7, as for eponyms) that English hardly uses (Zipf < 3.0): "precies",
 # "heeft" (0.0 in English); English surnames are frequent in Dutch text too ("johnson" 4.2,
 # "hunt" 3.7) and frequent in English ("johnson" 4.7). Set by hand, 2026-12-08.
-EPONYM_SECOND_WORD_NL_ZIPF = 3.7
+EPONYM_SECOND_WORD_NL_ZIPF = COMPOUND_KNOWN_HEAD_MAX_ZIPF
 EPONYM_SECOND_WORD_EN_ZIPF = 3.0
 
 
